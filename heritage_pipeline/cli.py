@@ -1,0 +1,364 @@
+"""Command line: ``heritage-pipeline run | chunk | search | ablate | validate-config``.
+
+Exit codes: 0 success (inputs that could not be processed are quarantined, not errors); 1 a pipeline step failed;
+2 usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from rich.console import Console  # noqa: E402
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+from .config import DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, SOURCE_TYPES, ConfigError, load_chunking_config, load_pipeline_config  # noqa: E402
+
+# Wide consoles when not on a terminal (CI logs): tables are not wrapped mid-row.
+console = Console(stderr=False, width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                    TimeElapsedColumn(), console=err, transient=False)
+
+
+# ------------------------------------------------------------------------------------------------------------ run
+def cmd_run(args: argparse.Namespace) -> int:
+    import dagster as dg
+
+    from .defs.assets import ASSETS, PARTITIONED_ASSETS, discover_once
+    from .defs.partitions import language_partitions, partition_key_str
+    from .definitions import build_definitions
+
+    pcfg = load_pipeline_config(args.pipeline_config).with_paths(data_dir=args.data_dir, output_dir=args.out)
+    load_chunking_config(args.config)
+    out = pcfg.output_path
+    out.mkdir(parents=True, exist_ok=True)
+    if not os.environ.get("DAGSTER_HOME"):
+        home = out / "dagster_home"
+        home.mkdir(parents=True, exist_ok=True)
+        os.environ["DAGSTER_HOME"] = str(home.resolve())
+    Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
+    defs = build_definitions(args.config, args.pipeline_config, data_dir=pcfg.data_path, output_dir=out)
+    resources = defs.resources
+    t_start = time.perf_counter()
+    err.print(f"[bold]heritage-pipeline run[/bold]: data {pcfg.data_path} -> outputs {out}")
+    sources = discover_once(pcfg.data_path)
+    partitions = sorted({(s.source_type, s.lang) for s in sources})
+    instance = dg.DagsterInstance.get()
+    langs = sorted({lang for _, lang in partitions})
+    known = set(instance.get_dynamic_partitions(language_partitions.name))
+    if set(langs) - known:
+        instance.add_dynamic_partitions(language_partitions.name, sorted(set(langs) - known))
+    failures: list[str] = []
+    with _progress() as progress:
+        task = progress.add_task("partitions", total=len(partitions) + 1)
+        for st, lang in partitions:
+            key = dg.MultiPartitionKey({"source_type": st, "language": lang})
+            progress.update(task, description=f"partition {partition_key_str(st, lang)}")
+            try:
+                res = dg.materialize(ASSETS, selection=PARTITIONED_ASSETS, partition_key=key, instance=instance,
+                                     resources=resources, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+                if not res.success:
+                    failures.append(f"{partition_key_str(st, lang)}: {_first_failure(res)}")
+            except Exception as exc:  # keep going: one broken partition must not lose the others
+                failures.append(f"{partition_key_str(st, lang)}: {type(exc).__name__}: {exc}")
+            progress.advance(task)
+        progress.update(task, description="lancedb_index + ablation_report")
+        res = dg.materialize(ASSETS, selection=["lancedb_index", "ablation_report"], instance=instance, resources=resources,
+                             raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+        if not res.success:
+            failures.append(f"index/report: {_first_failure(res)}")
+        progress.advance(task)
+    elapsed = time.perf_counter() - t_start
+    _summary(sources, partitions, out, pcfg, elapsed, failures)
+    return 1 if failures else 0
+
+
+def _first_failure(res) -> str:
+    for ev in res.all_events:
+        if ev.is_failure and ev.event_specific_data is not None and getattr(ev.event_specific_data, "error", None):
+            return f"{ev.step_key}: {ev.event_specific_data.error.message.strip().splitlines()[-1]}"
+    return "failed"
+
+
+def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: list[str]) -> None:
+    import pyarrow.parquet as pq
+
+    from .defs.partitions import partition_key_str
+    from .models import QuarantineRecord
+    from .pipeline import write_quarantine
+
+    storage = out / "storage"
+    files = Counter((s.source_type, s.lang) for s in sources)
+    t = Table(title="Partitions")
+    for col in ("partition", "files", "chunks", "after dedup"):
+        t.add_column(col, justify="right" if col != "partition" else "left")
+    total = 0
+    for st, lang in partitions:
+        n_chunks = _rows(storage / "chunks" / lang / f"{st}.parquet")
+        n_final = _rows(storage / "embedded_chunks" / lang / f"{st}.parquet")
+        total += n_final
+        t.add_row(partition_key_str(st, lang), str(files[(st, lang)]), str(n_chunks), str(n_final))
+    console.print(t)
+    records: list[QuarantineRecord] = [QuarantineRecord(path=s.path, reason=s.reason, stage="discover") for s in sources
+                                       if s.status == "quarantined"]
+    for qf in sorted((storage / "quarantine").rglob("*.jsonl")) if (storage / "quarantine").exists() else []:
+        for line in qf.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                records.append(QuarantineRecord.model_validate_json(line))
+    skipped = [s for s in sources if s.status == "skipped"]
+    write_quarantine(records, out / "quarantine.jsonl")
+    if records or skipped:
+        q = Table(title="Quarantined and skipped inputs")
+        q.add_column("path")
+        q.add_column("status")
+        q.add_column("reason")
+        for r in records:
+            q.add_row(r.path, "quarantined", r.reason)
+        for s in skipped:
+            q.add_row(s.path, "skipped", s.reason)
+        console.print(q)
+    index_rows = "?"
+    try:
+        import lancedb
+
+        db = lancedb.connect(str(out / "lancedb"))
+        index_rows = str(db.open_table(pcfg.lancedb.table).count_rows())
+    except Exception as exc:
+        index_rows = f"unavailable ({type(exc).__name__})"
+    md = out / "ablation" / "ablation.md"
+    if md.exists():
+        print(md.read_text(encoding="utf-8"), flush=True)
+    console.print(f"final chunks: {total}; index rows: {index_rows}; quarantined: {len(records)}; skipped: {len(skipped)}")
+    console.print(f"outputs: {out / 'chunks.jsonl'}, {out / 'lancedb'}, {out / 'ablation'}, {out / 'quarantine.jsonl'}")
+    console.print(f"wall time: {elapsed:.1f} s")
+    if failures:
+        err.print("[red]failed steps:[/red]")
+        for f in failures:
+            err.print(f"  {f}")
+    del pq
+
+
+def _rows(path: Path) -> int:
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path).metadata.num_rows
+    except Exception:
+        return 0
+
+
+# ---------------------------------------------------------------------------------------------------------- chunk
+def _expand(paths: list[str]) -> list[Path]:
+    from .discovery import EXTENSION_TYPES, is_ignored
+
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in EXTENSION_TYPES
+                              and not is_ignored(f.name)))
+        else:
+            out.append(p)
+    return out
+
+
+def cmd_chunk(args: argparse.Namespace) -> int:
+    from . import pipeline as P
+    from .discovery import load_source
+    from .embedding import EmbeddingCache, make_embedder
+
+    cfg = load_chunking_config(args.config)
+    pcfg = load_pipeline_config(args.pipeline_config)
+    files = _expand(args.paths)
+    if not files:
+        err.print("no input files")
+        return 2
+    sources = []
+    with _progress() as progress:
+        task = progress.add_task("reading", total=len(files))
+        for f in files:
+            sources.append(load_source(f, source_type=args.source_type, lang=args.lang))
+            progress.advance(task)
+    parsed = P.parse_sources(sources, cfg)
+    items = P.chunk_documents(parsed.docs, cfg)
+    needs_model = cfg.context.keywords.method == "keybert" or cfg.context.section_embedding
+    embedder = make_embedder(pcfg.embedder) if (needs_model and items and not args.no_model) else None
+    if embedder is None and cfg.context.keywords.method == "keybert":
+        cfg = cfg.model_copy(update={"context": cfg.context.model_copy(update={
+            "keywords": cfg.context.keywords.model_copy(update={"method": "rake"})})})
+    cache = EmbeddingCache(args.cache) if (embedder is not None and args.cache) else None
+    P.enrich_stage(items, cfg, embedder, pcfg.embedder, cache)
+    kept, log = P.dedup_stage(items, cfg)
+    out = Path(args.out)
+    n = P.write_jsonl(kept, out, cfg.outputs.fields)
+    qpath = out.with_name(out.stem + ".quarantine.jsonl") if out.suffix == ".jsonl" else Path(str(out) + ".quarantine.jsonl")
+    P.write_quarantine(parsed.quarantined, qpath)
+    if log:
+        from .dedup import log_to_table
+        import pyarrow.parquet as pq
+
+        pq.write_table(log_to_table(log), out.with_name(out.stem + ".dedup_log.parquet"))
+    by_status = Counter(v.split(":")[0] for v in parsed.accounted.values())
+    console.print(f"{len(files)} input(s): {by_status.get('parsed', 0)} parsed, {by_status.get('skipped', 0)} skipped, "
+                  f"{by_status.get('quarantined', 0)} quarantined; {len(items)} chunks, {len(log)} dropped as duplicates, "
+                  f"{n} written to {out}")
+    for q in parsed.quarantined:
+        err.print(f"[yellow]quarantined[/yellow] {q.path}: {q.reason}")
+    for s in parsed.skipped:
+        err.print(f"[dim]skipped[/dim] {s}")
+    if parsed.quarantined:
+        console.print(f"quarantine: {qpath}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------------- search
+def cmd_search(args: argparse.Namespace) -> int:
+    from .embedding import make_embedder
+    from .index import search
+
+    pcfg = load_pipeline_config(args.pipeline_config).with_paths(output_dir=args.out)
+    uri = str(pcfg.output_path / "lancedb") if args.out else pcfg.resolve(pcfg.lancedb.uri)
+    embedder = make_embedder(pcfg.embedder) if args.mode != "fts" else None
+    filters = {k: v for k, v in {"lang": args.lang, "source_type": args.source_type}.items() if v}
+    try:
+        hits = search(uri, pcfg.lancedb.table, args.query, mode=args.mode, k=args.k, embedder=embedder, filters=filters)
+    except FileNotFoundError as exc:
+        err.print(str(exc))
+        return 2
+    if args.json:
+        print(json.dumps(hits, ensure_ascii=False, indent=1))
+        return 0
+    t = Table(title=f"{args.mode} search: {args.query}")
+    for col in ("#", "score", "id", "anchors", "snippet"):
+        t.add_column(col)
+    for i, h in enumerate(hits, 1):
+        snippet = " ".join(h["text"].split())[:160]
+        t.add_row(str(i), f"{h['score']:.4f}", h["id"], " › ".join(h["anchors"] or []), snippet)
+    console.print(t)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------------- ablate
+def cmd_ablate(args: argparse.Namespace) -> int:
+    from .ablation import distractor_docs, run_ablation
+    from .embedding import EmbeddingCache, make_embedder
+    from .evaluation import load_golden
+
+    cfg = load_chunking_config(args.config)
+    pcfg = load_pipeline_config(args.pipeline_config)
+    abl = pcfg.ablation.model_copy(update={"max_questions_per_language": args.max_questions})
+    golden: dict[str, Path] = {}
+    for g in args.golden:
+        qs, _ = load_golden(g, limit=1)
+        if not qs:
+            err.print(f"{g}: golden set is empty")
+            return 2
+        golden[qs[0].lang] = Path(g)
+    abl = abl.model_copy(update={"languages": sorted(golden)})
+    distractors = {}
+    for lang in golden:
+        if args.distractors:
+            root = Path(args.distractors)
+            distractors[lang] = distractor_docs(sorted(root.rglob("*.md")), None, None, root)
+        else:
+            root = pcfg.data_path / "raw" / "document"
+            distractors[lang] = distractor_docs(sorted(root.rglob("*.md")), lang, abl.distractor_chars, root)
+    embedder = make_embedder(pcfg.embedder)
+    cache = EmbeddingCache(Path(args.out) / "embeddings.sqlite")
+    result = run_ablation(golden, distractors, cfg, abl, embedder, cache, args.out, progress=lambda m: err.print(m))
+    print(result.markdown, flush=True)
+    console.print(f"report: {', '.join(result.paths.values())}")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------ validate-config
+def cmd_validate(args: argparse.Namespace) -> int:
+    ok = True
+    for path, loader in ((args.config, load_chunking_config), (args.pipeline_config, load_pipeline_config)):
+        try:
+            loader(path)
+            console.print(f"{path}: OK")
+        except ConfigError as exc:
+            err.print(str(exc))
+            ok = False
+    return 0 if ok else 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="heritage-pipeline", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def common(sp):
+        sp.add_argument("--config", default=str(DEFAULT_CHUNKING_CONFIG), help="chunking.yaml (default: configs/chunking.yaml)")
+        sp.add_argument("--pipeline-config", default=str(DEFAULT_PIPELINE_CONFIG), help="pipeline.yaml (default: configs/pipeline.yaml)")
+
+    r = sub.add_parser("run", help="materialise every asset and partition in-process (the main job)")
+    common(r)
+    r.add_argument("--data-dir", help="data folder with raw/<source_type>/ and golden/<lang>/ (default: data)")
+    r.add_argument("--out", help="output folder (default: data/output)")
+    r.set_defaults(func=cmd_run)
+
+    c = sub.add_parser("chunk", help="parse, chunk, enrich and deduplicate files into JSONL")
+    common(c)
+    c.add_argument("paths", nargs="+", help="files or folders")
+    c.add_argument("--out", required=True, help="output JSONL")
+    c.add_argument("--source-type", choices=SOURCE_TYPES, help="force the source type (default: from the extension)")
+    c.add_argument("--lang", help="force the language code (default: detected)")
+    c.add_argument("--no-model", action="store_true", help="no embedding model: RAKE keywords, no section_emb")
+    c.add_argument("--cache", help="embedding cache file (SQLite) to reuse across calls")
+    c.set_defaults(func=cmd_chunk)
+
+    s = sub.add_parser("search", help="query the LanceDB index")
+    common(s)
+    s.add_argument("query")
+    s.add_argument("--k", type=int, default=5)
+    s.add_argument("--mode", choices=("hybrid", "vector", "fts"), default="hybrid")
+    s.add_argument("--lang", help="filter on the chunk language")
+    s.add_argument("--source-type", choices=SOURCE_TYPES, help="filter on the source type")
+    s.add_argument("--out", help="output folder of the run whose index to search (default: data/output)")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.set_defaults(func=cmd_search)
+
+    a = sub.add_parser("ablate", help="size x overlap grid on golden sets -> report")
+    common(a)
+    a.add_argument("--golden", action="append", required=True, help="a golden folder (docs/ + golden.jsonl); repeatable")
+    a.add_argument("--distractors", help="folder whose Markdown files are added to every index")
+    a.add_argument("--max-questions", type=int, default=None, help="evaluate at most N questions per language")
+    a.add_argument("--out", required=True, help="report folder")
+    a.set_defaults(func=cmd_ablate)
+
+    v = sub.add_parser("validate-config", help="validate chunking.yaml and pipeline.yaml")
+    common(v)
+    v.set_defaults(func=cmd_validate)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ConfigError as exc:
+        err.print(f"[red]configuration error[/red]\n{exc}")
+        return 2
+    except FileNotFoundError as exc:
+        err.print(f"[red]error[/red]: {exc}")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

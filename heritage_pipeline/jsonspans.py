@@ -1,0 +1,108 @@
+"""JSON parsing that keeps the character span of every object and array.
+
+The standard library's decoder gives values but no positions; chunk spans of conversation messages must point
+into the raw JSON file. This parser walks objects and arrays in Python and delegates strings and scalars to the
+stdlib's C-accelerated ``scanstring`` and ``raw_decode``, so long message texts cost C time.
+
+Dicts and lists come back as :class:`SpannedDict` / :class:`SpannedList` (plain dict / list subclasses) with a
+``span`` attribute ``(start, end)`` in code points.
+"""
+
+from __future__ import annotations
+
+import json
+from json.decoder import scanstring
+
+_WS = " \t\n\r"
+_DECODER = json.JSONDecoder()
+
+
+class SpannedDict(dict):
+    span: tuple[int, int] = (0, 0)
+
+
+class SpannedList(list):
+    span: tuple[int, int] = (0, 0)
+
+
+class JSONSpanError(ValueError):
+    """Invalid JSON; the message gives line, column and what was expected (like :class:`json.JSONDecodeError`)."""
+
+
+def loads_with_spans(text: str):
+    """Parse a JSON document, returning values whose dicts/lists carry ``.span``. Raises :class:`JSONSpanError`."""
+    try:
+        value, end = _parse(text, _skip(text, 0))
+    except json.JSONDecodeError as exc:
+        raise JSONSpanError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise JSONSpanError("JSON nested too deeply") from None
+    end = _skip(text, end)
+    if end != len(text):
+        raise JSONSpanError(_where(text, end, "extra data after the JSON value"))
+    return value
+
+
+def _where(text: str, pos: int, msg: str) -> str:
+    line = text.count("\n", 0, pos) + 1
+    col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return f"invalid JSON at line {line} column {col}: {msg}"
+
+
+def _skip(text: str, i: int) -> int:
+    n = len(text)
+    while i < n and text[i] in _WS:
+        i += 1
+    return i
+
+
+def _parse(text: str, i: int):
+    if i >= len(text):
+        raise JSONSpanError(_where(text, i, "unexpected end of data"))
+    ch = text[i]
+    if ch == "{":
+        obj = SpannedDict()
+        start = i
+        i = _skip(text, i + 1)
+        if i < len(text) and text[i] == "}":
+            obj.span = (start, i + 1)
+            return obj, i + 1
+        while True:
+            if i >= len(text) or text[i] != '"':
+                raise JSONSpanError(_where(text, i, "expected a property name in double quotes"))
+            key, i = scanstring(text, i + 1)
+            i = _skip(text, i)
+            if i >= len(text) or text[i] != ":":
+                raise JSONSpanError(_where(text, i, "expected ':' after a property name"))
+            value, i = _parse(text, _skip(text, i + 1))
+            obj[key] = value
+            i = _skip(text, i)
+            if i < len(text) and text[i] == ",":
+                i = _skip(text, i + 1)
+                continue
+            if i < len(text) and text[i] == "}":
+                obj.span = (start, i + 1)
+                return obj, i + 1
+            raise JSONSpanError(_where(text, i, "expected ',' or '}' in an object"))
+    if ch == "[":
+        arr = SpannedList()
+        start = i
+        i = _skip(text, i + 1)
+        if i < len(text) and text[i] == "]":
+            arr.span = (start, i + 1)
+            return arr, i + 1
+        while True:
+            value, i = _parse(text, i)
+            arr.append(value)
+            i = _skip(text, i)
+            if i < len(text) and text[i] == ",":
+                i = _skip(text, i + 1)
+                continue
+            if i < len(text) and text[i] == "]":
+                arr.span = (start, i + 1)
+                return arr, i + 1
+            raise JSONSpanError(_where(text, i, "expected ',' or ']' in an array"))
+    if ch == '"':
+        return scanstring(text, i + 1)
+    value, end = _DECODER.raw_decode(text, i)
+    return value, end

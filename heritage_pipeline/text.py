@@ -1,0 +1,135 @@
+"""Text helpers shared by every stage: decoding raw files, the one documented normalisation, grapheme-safe cuts.
+
+Offsets everywhere are code points (Python ``str`` indices) into the decoded raw text with a leading BOM removed.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import regex
+
+# Non-breaking and other "odd" spaces that become one ASCII space each (never collapsed: code indentation matters).
+ODD_SPACES = "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+BOM = "\ufeff"
+# A regex scan (C speed) finds the rare odd characters; str.translate with a dict costs a lookup per character.
+_ODD = re.compile("[" + ODD_SPACES + BOM + "]")
+
+
+def _odd_repl(m: re.Match[str]) -> str:
+    return "" if m.group() == BOM else " "
+
+
+def _fix_chars(s: str) -> str:
+    if "\r" in s:
+        s = s.replace("\r\n", "\n").replace("\r", "\n")
+    if not s.isascii():
+        if _ODD.search(s):
+            s = _ODD.sub(_odd_repl, s)
+        s = unicodedata.normalize("NFC", s)
+    return s
+
+
+def normalize(s: str) -> str:
+    """The pipeline's one text normalisation, applied to ``raw[char_start:char_end]`` to give a chunk's ``text``.
+
+    In order: CRLF and lone CR -> LF; non-breaking and odd spaces (:data:`ODD_SPACES`) -> one ASCII space each
+    (runs are not collapsed); U+FEFF removed; Unicode NFC; trailing whitespace removed. Leading indentation is kept
+    (the chunker never starts a span on whitespace except a line's own indentation).
+    """
+    return _fix_chars(s).rstrip()
+
+
+def normalize_inner(s: str) -> str:
+    """:func:`normalize` without the final right-strip (used for pieces that are joined before trimming)."""
+    return _fix_chars(s)
+
+
+def is_blank(s: str) -> bool:
+    """True when ``s`` holds only whitespace, odd spaces and BOMs (what the chunker never emits alone)."""
+    if not s.strip():
+        return True
+    return not s.isascii() and not _ODD.sub("", s).strip()
+
+
+_GRAPHEME = regex.compile(r"\X")
+
+
+def grapheme_boundaries(s: str, start: int, end: int) -> list[int]:
+    """Grapheme-cluster boundaries (UAX #29 extended clusters) of ``s[start:end]`` as absolute offsets.
+
+    Includes ``start`` and ``end``. Linear in ``end - start``. Cutting only at these offsets never separates a base
+    character from its combining marks, an emoji ZWJ sequence or a regional-indicator pair.
+    """
+    out = [start]
+    for m in _GRAPHEME.finditer(s, start, end):
+        out.append(m.end())
+    if out[-1] != end:
+        out.append(end)
+    return out
+
+
+@dataclass(frozen=True)
+class DecodedText:
+    """A raw file decoded to text: ``text`` has no leading BOM; ``encoding`` is the codec actually used."""
+
+    text: str
+    encoding: str
+    had_bom: bool
+
+
+class DecodeError(ValueError):
+    """The bytes are not text (binary) or no supported encoding decodes them; the message says which."""
+
+
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def decode_bytes(data: bytes, *, name: str = "<bytes>") -> DecodedText:
+    """Decode raw file bytes with their real encoding; never mangles text silently.
+
+    Order: UTF-8 BOM -> ``utf-8-sig``; UTF-16 BOM -> ``utf-16``; strict UTF-8; otherwise the best guess of
+    ``charset-normalizer`` restricted to single-byte Western encodings (CP1252, Latin-1, ...) when its decoding is
+    clean. Raises :class:`DecodeError` naming ``name`` for binary data (NUL bytes in a non-UTF-16 file) or bytes no
+    candidate decodes.
+    """
+    if data.startswith(codecs.BOM_UTF8):
+        try:
+            return DecodedText(data[3:].decode("utf-8"), "utf-8-sig", True)
+        except UnicodeDecodeError as exc:
+            raise DecodeError(f"{name}: starts with a UTF-8 BOM but is not valid UTF-8 at byte {exc.start + 3}") from None
+    if data.startswith(_UTF16_BOMS):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise DecodeError(f"{name}: has a UTF-16 BOM but is not valid UTF-16 ({exc.reason})") from None
+        return DecodedText(text.removeprefix(BOM), "utf-16", True)
+    if b"\x00" in data[:8192]:
+        raise DecodeError(f"{name}: binary file (NUL bytes), not text")
+    try:
+        return DecodedText(data.decode("utf-8"), "utf-8", False)
+    except UnicodeDecodeError as utf8_error:
+        first_bad = utf8_error.start
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data, cp_isolation=["cp1252", "latin_1", "iso8859_15", "cp1250", "mac_roman"]).best()
+    if best is None or best.encoding is None:
+        raise DecodeError(f"{name}: not valid UTF-8 (first bad byte at {first_bad}) and no single-byte encoding fits")
+    try:
+        text = data.decode(best.encoding)
+    except UnicodeDecodeError:
+        raise DecodeError(f"{name}: not valid UTF-8 (first bad byte at {first_bad}); {best.encoding} fails too") from None
+    if sum(1 for ch in text if unicodedata.category(ch) == "Cc" and ch not in "\t\n\r\f") > max(8, len(text) // 200):
+        raise DecodeError(f"{name}: decodes as {best.encoding} only with many control characters; likely binary")
+    return DecodedText(text, best.encoding, False)
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where each line starts (line endings: CRLF, CR or LF, as in CommonMark)."""
+    return [0] + [m.end() for m in _LINE_END.finditer(text) if m.end() < len(text)]
