@@ -235,7 +235,9 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
 
 def _checks(kept, log, cap: int, raw_sources: pa.Table, parsed_sections: pa.Table):
     sources = {s.path: s for s in table_to_sources(raw_sources)}
-    raw_docs = {d["source_path"]: d["text_is_raw"] for d in parsed_sections.select(["source_path", "text_is_raw"]).to_pylist()}
+    parsed = parsed_sections.select(["source_path", "text_is_raw", "structure"]).to_pylist()
+    raw_docs = {d["source_path"]: d["text_is_raw"] for d in parsed}
+    skip_reasons = {d["source_path"]: json.loads(d["structure"]).get("skipped", []) for d in parsed}
     bad_spans = []
     for c in kept:
         src = sources.get(c.meta.source_path)
@@ -266,8 +268,9 @@ def _checks(kept, log, cap: int, raw_sources: pa.Table, parsed_sections: pa.Tabl
             continue
         if path not in raw_docs:
             continue  # quarantined at parse time (recorded in parsed_sections metadata and quarantine.jsonl)
+        if skip_reasons.get(path):
+            continue  # parsed, but every part was skipped with a reason (e.g. all messages under the minimum length)
         unaccounted.append(path)
-    # a parsed document may legitimately give no chunk (e.g. every message below the minimum length): it must say so
     yield dg.AssetCheckResult(check_name="inputs_accounted_for", passed=not unaccounted,
                               severity=dg.AssetCheckSeverity.WARN,
                               metadata={"files": len(sources), "chunked": len(chunked & set(sources)),
