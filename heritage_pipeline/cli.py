@@ -18,6 +18,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+import warnings  # noqa: E402
+
+# Library chatter that says nothing about the user's data: Dagster beta/preview notices for features we rely on
+# deliberately (data versions), and scikit-learn's note that multi-word stop-word entries tokenize differently.
+warnings.filterwarnings("ignore", message=r".*is currently in beta.*")
+warnings.filterwarnings("ignore", message=r".*stop_words may be inconsistent.*")
+
 from rich.console import Console  # noqa: E402
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: E402
 from rich.table import Table  # noqa: E402
