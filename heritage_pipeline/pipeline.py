@@ -100,8 +100,9 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
 def dedup_stage(chunks: list[Chunk], config: ChunkingConfig) -> tuple[list[Chunk], list[DedupRecord]]:
     """Optional quality drops (logged), then exact + near-duplicate removal (logged)."""
     kept, low = drop_low_quality(chunks, config)
-    kept, log = dedup_chunks(kept, config.quality.dedup, min_tokens=config.quality.length.min_tokens)
-    log = [DedupRecord(c.id, c.meta.source_path, "", "", 0.0, f"dropped: {why}") for c, why in low] + log
+    kept, log = dedup_chunks(kept, config.quality.dedup, min_tokens=config.quality.length.min_tokens,
+                             max_tokens=config.quality.length.max_tokens)
+    log = [DedupRecord(c.id, c.meta.source_path, "", "", None, f"dropped: {why}") for c, why in low] + log
     return kept, log
 
 
