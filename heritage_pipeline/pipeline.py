@@ -92,7 +92,7 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
     doc_vectors = None
     if embedder is not None and config.context.keywords.method == "keybert" and chunks:
         doc_vectors, _, _ = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)
-    enrich_chunks(chunks, config, embedder, doc_vectors)
+    enrich_chunks(chunks, config, embedder, doc_vectors, cache)
     assess_quality(chunks, config)
     return chunks
 
