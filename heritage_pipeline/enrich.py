@@ -64,6 +64,9 @@ def rake_keywords(text: str, lang: str, top_k: int = 6) -> list[str]:
                 current.append(w)
         if current:
             phrases.append(current)
+    # a run of more than 4 content words (no stop word or punctuation inside) is cut into pieces of at most 3 words;
+    # classic RAKE keeps it whole and then usually discards it as too long, leaving short texts with no keyword
+    phrases = [piece for p in phrases for piece in ([p] if len(p) <= 4 else [p[i : i + 3] for i in range(0, len(p), 3)])]
     freq: Counter[str] = Counter()
     degree: Counter[str] = Counter()
     for p in phrases:
