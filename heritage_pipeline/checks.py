@@ -59,23 +59,27 @@ def duplicated_ids(chunks: list[Chunk]) -> list[str]:
 
 
 def unaccounted_inputs(statuses: dict[str, str], parsed_paths: set[str], kept: list[Chunk],
-                       log: list[DedupRecord]) -> list[str]:
+                       log: list[DedupRecord], skipped: dict[str, list] | None = None) -> list[str]:
     """Input files that are neither chunked (a kept chunk or a logged drop comes from them), nor skipped or
     quarantined at discovery (``statuses[path] != "ok"``), nor quarantined at parse time (not in
-    ``parsed_paths``). ``statuses``: source path -> discovery status (``ok``/``skipped``/``quarantined``)."""
+    ``parsed_paths``), nor parsed with every part skipped for a stated reason (``skipped[path]`` non-empty, e.g.
+    all messages under the minimum length). ``statuses``: source path -> discovery status."""
     chunked = {c.meta.source_path for c in kept} | {r.dropped_source for r in log}
-    return [p for p, status in statuses.items() if status == "ok" and p in parsed_paths and p not in chunked]
+    skipped = skipped or {}
+    return [p for p, status in statuses.items()
+            if status == "ok" and p in parsed_paths and p not in chunked and not skipped.get(p)]
 
 
 def deduped_checks(chunks_in: list[Chunk], kept: list[Chunk], log: list[DedupRecord], cap: int,
-                   raw_texts: dict[str, str], text_is_raw: dict[str, bool], statuses: dict[str, str]) -> list[CheckOutcome]:
+                   raw_texts: dict[str, str], text_is_raw: dict[str, bool], statuses: dict[str, str],
+                   skipped: dict[str, list] | None = None) -> list[CheckOutcome]:
     """All checks of the ``deduped_chunks`` asset, in the order of its check specs (plus ``dedup_log_complete``:
     every input chunk is kept or has exactly one dedup-log row)."""
     spans = bad_spans(kept, raw_texts, text_is_raw)
     over = over_max(kept, cap)
     empty = empty_chunks(kept)
     dups = duplicated_ids(kept)
-    unacc = unaccounted_inputs(statuses, set(text_is_raw), kept, log)
+    unacc = unaccounted_inputs(statuses, set(text_is_raw), kept, log, skipped)
     problems = check_dedup_accounting(chunks_in, kept, log)
     chunked = {c.meta.source_path for c in kept} | {r.dropped_source for r in log}
     return [

@@ -53,7 +53,7 @@ def rake_keywords(text: str, lang: str, top_k: int = 6) -> list[str]:
     """
     stops = stop_words(lang)
     phrases: list[list[str]] = []
-    for sentence in re.split(r"[.!?;:\n()\[\]{}<>|\"“”«»]+", text.lower()):
+    for sentence in re.split(r"[.!?;:\n()\[\]{}<>|\"“”«»]+", keyword_text(text).lower()):
         current: list[str] = []
         for w in _RAKE_SPLIT.split(sentence):
             if not w or w in stops or w.isdigit() or len(w) < 2:
@@ -262,31 +262,66 @@ def _sentence_start(text: str, start: int) -> bool:
 
 
 # -------------------------------------------------------------------------------------------------------- KeyBERT
-def keybert_keywords(texts: list[str], langs: list[str], embedder, *, top_k: int, diversity: float,
-                     doc_vectors: np.ndarray | None = None) -> list[list[str]]:
-    """KeyBERT keywords per text, batched per language with that language's stop words.
+KEYBERT_CANDIDATES_PER_DOC = 40
+_KW_TOKEN = r"(?u)\b[^\W\d_][^\W\d_'’-]*(?:[-'’][^\W\d_]+)*\b"  # words of letters (no numbers, no ids)
 
-    Uses the embedder's own model (sentence-transformers object, or a KeyBERT ``BaseEmbedder`` adapter for USE);
-    ``doc_vectors`` (window-mean passage vectors) are passed to KeyBERT so long texts are not truncated.
+
+def keyword_text(text: str) -> str:
+    """The text keywords are drawn from: code blocks, HTML tags, URLs, link targets and ``{#anchor}`` attribute
+    lists removed (see :func:`heritage_pipeline.langid.strip_markup`)."""
+    from .langid import strip_markup
+
+    return re.sub(r"\{[^{}\n]*#[^{}\n]*\}", " ", strip_markup(text))
+
+
+def keybert_keywords(texts: list[str], langs: list[str], embedder, *, top_k: int, diversity: float,
+                     doc_vectors: np.ndarray | None = None, cache=None,
+                     candidates_per_doc: int = KEYBERT_CANDIDATES_PER_DOC) -> list[list[str]]:
+    """KeyBERT keywords (1-2-word phrases, MMR with ``diversity``) per text, batched per language with that
+    language's stop words; ``[]`` for a text with no candidate.
+
+    Uses the embedder's own model (sentence-transformers object, or a KeyBERT ``BaseEmbedder`` adapter for USE).
+    ``doc_vectors`` ([n, dim], the window-mean passage vectors) are passed to KeyBERT so long texts are not
+    truncated. Speed: KeyBERT embeds every candidate of the batch vocabulary, which dominates the cost (measured
+    2.5 s per chunk with the full 1-2-gram vocabulary of 128 chunks), so the candidates are first cut to the
+    ``candidates_per_doc`` highest-TF-IDF 1-2-grams of each text (scikit-learn), and their embeddings go through
+    ``cache`` (:class:`heritage_pipeline.embedding.EmbeddingCache`) so a phrase is embedded once across partitions
+    and runs. KeyBERT then ranks and diversifies exactly as usual.
     """
     from keybert import KeyBERT
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
+    from .embedding import embed_with_cache
 
     kb = KeyBERT(model=_keybert_backend(embedder))
     result: list[list[str]] = [[] for _ in texts]
     by_lang: dict[str, list[int]] = defaultdict(list)
-    for i, (t, lang) in enumerate(zip(texts, langs)):
+    clean = [keyword_text(t) for t in texts]
+    for i, (t, lang) in enumerate(zip(clean, langs)):
         if t.strip():
             by_lang[lang].append(i)
     for lang, idx in sorted(by_lang.items()):
-        docs = [texts[i] for i in idx]
-        kwargs = dict(keyphrase_ngram_range=(1, 2), stop_words=sorted(stop_words(lang)), top_n=top_k, use_mmr=True,
-                      diversity=diversity)
+        docs = [clean[i] for i in idx]
+        stops = sorted(stop_words(lang))
+        try:
+            tfidf = TfidfVectorizer(ngram_range=(1, 2), stop_words=stops, token_pattern=_KW_TOKEN)
+            weights = tfidf.fit_transform(docs)
+        except ValueError:  # empty vocabulary after stop words
+            continue
+        names = tfidf.get_feature_names_out()
+        vocab: set[str] = set()
+        for r in range(weights.shape[0]):
+            row = weights.getrow(r)
+            order = np.argsort(-row.data, kind="stable")[:candidates_per_doc]
+            vocab.update(names[row.indices[order]])
+        vectorizer = CountVectorizer(ngram_range=(1, 2), stop_words=stops, token_pattern=_KW_TOKEN,
+                                     vocabulary=sorted(vocab))
+        words = list(vectorizer.fit(docs).get_feature_names_out())
+        word_vecs, _, _ = embed_with_cache(embedder, words, cache, prefix="keybert-candidate")
+        kwargs = dict(vectorizer=vectorizer, top_n=top_k, use_mmr=True, diversity=diversity, word_embeddings=word_vecs)
         if doc_vectors is not None:
             kwargs["doc_embeddings"] = doc_vectors[idx]
-        try:
-            kws = kb.extract_keywords(docs, **kwargs)
-        except ValueError:  # a batch whose vocabulary is empty after stop words (e.g. only numbers)
-            kws = [[] for _ in docs]
+        kws = kb.extract_keywords(docs, **kwargs)
         if docs and kws and isinstance(kws[0], tuple):  # KeyBERT returns a flat list for a single document
             kws = [kws]
         for i, pairs in zip(idx, kws):
@@ -380,7 +415,8 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
         if embedder is None:
             raise ValueError("context.keywords.method is keybert but no embedder was given")
         kws = keybert_keywords([c.text for c in chunks], [c.meta.lang for c in chunks], embedder,
-                               top_k=ctx.keywords.top_k, diversity=ctx.keywords.diversity, doc_vectors=doc_vectors)
+                               top_k=ctx.keywords.top_k, diversity=ctx.keywords.diversity, doc_vectors=doc_vectors,
+                               cache=cache)
         for c, k in zip(chunks, kws):
             c.meta.keywords = k
     if ctx.section_embedding and embedder is not None and chunks:

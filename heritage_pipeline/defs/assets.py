@@ -240,9 +240,11 @@ def _checks(kept, log, cap: int, raw_sources: pa.Table, parsed_sections: pa.Tabl
     from ..checks import deduped_checks
 
     sources = table_to_sources(raw_sources)
-    raw_docs = {d["source_path"]: d["text_is_raw"] for d in parsed_sections.select(["source_path", "text_is_raw"]).to_pylist()}
+    parsed = parsed_sections.select(["source_path", "text_is_raw", "structure"]).to_pylist()
+    raw_docs = {d["source_path"]: d["text_is_raw"] for d in parsed}
+    skip_reasons = {d["source_path"]: json.loads(d["structure"]).get("skipped", []) for d in parsed}
     for o in deduped_checks(items if items is not None else kept, kept, log, cap, {s.path: s.text for s in sources},
-                            raw_docs, {s.path: s.status for s in sources}):
+                            raw_docs, {s.path: s.status for s in sources}, skip_reasons):
         meta = {k: dg.MetadataValue.json(v) if isinstance(v, (list, dict)) else v for k, v in o.metadata.items()}
         yield dg.AssetCheckResult(check_name=o.name, passed=o.passed, metadata=meta,
                                   severity=dg.AssetCheckSeverity.WARN if o.severity == "WARN" else dg.AssetCheckSeverity.ERROR)
