@@ -170,6 +170,15 @@ class DedupConfig(_Strict):
     threshold: float = Field(default=0.90, ge=0.5, le=1.0)
     num_perm: int = Field(default=128, ge=16, le=1024)
     shingle_words: int = Field(default=5, ge=1, le=20)
+    # MinHash-LSH candidate threshold; None = max(0.5, threshold - 0.1). Candidates are always confirmed by the
+    # exact Jaccard at `threshold`, so a lower value only costs time and buys recall.
+    lsh_threshold: float | None = Field(default=None, ge=0.3, le=1.0)
+
+    @model_validator(mode="after")
+    def _lsh_below_threshold(self) -> "DedupConfig":
+        if self.lsh_threshold is not None and self.lsh_threshold > self.threshold:
+            raise ValueError(f"lsh_threshold ({self.lsh_threshold}) must not exceed threshold ({self.threshold})")
+        return self
 
 
 class ReadabilityConfig(_Strict):
@@ -194,6 +203,8 @@ class QualityConfig(_Strict):
     readability: ReadabilityConfig = ReadabilityConfig()
     length: LengthConfig = LengthConfig()
     drop_low_quality: bool = False
+    # what drop_low_quality drops (every drop is logged in the dedup log with the reason)
+    drop_reasons: list[Literal["boilerplate", "readability", "length"]] = Field(default=["boilerplate"], min_length=1)
 
 
 class OutputsConfig(_Strict):

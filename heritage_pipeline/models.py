@@ -79,6 +79,12 @@ class ChunkMeta(ChunkMetadata):
     domain: str | None = None
     block_kinds: list[str] = Field(default_factory=list)
     table_digest: str | None = None
+    # tables and code blocks in the chunk (issue 5; see heritage_pipeline.tables / .codeblocks); text stays exact
+    table_text: str | None = None
+    table_summary: str | None = None
+    code_languages: list[str] = Field(default_factory=list)
+    code_paths: list[str] = Field(default_factory=list)
+    code_summary: str | None = None
     duplicates: list[dict[str, str]] = Field(default_factory=list)
     # conversation
     conversation_id: str | None = None
@@ -111,6 +117,7 @@ class Quality(BaseModel):
     length_ok: bool = True
     boilerplate: bool = False
     score: float | None = None
+    dup_penalty: float = 0.0
     atomic_oversize: bool = False
     oversize_reason: str | None = None
 

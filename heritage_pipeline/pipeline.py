@@ -92,7 +92,7 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
     doc_vectors = None
     if embedder is not None and config.context.keywords.method == "keybert" and chunks:
         doc_vectors, _, _ = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)
-    enrich_chunks(chunks, config, embedder, doc_vectors)
+    enrich_chunks(chunks, config, embedder, doc_vectors, cache)
     assess_quality(chunks, config)
     return chunks
 
@@ -100,8 +100,9 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
 def dedup_stage(chunks: list[Chunk], config: ChunkingConfig) -> tuple[list[Chunk], list[DedupRecord]]:
     """Optional quality drops (logged), then exact + near-duplicate removal (logged)."""
     kept, low = drop_low_quality(chunks, config)
-    kept, log = dedup_chunks(kept, config.quality.dedup, min_tokens=config.quality.length.min_tokens)
-    log = [DedupRecord(c.id, c.meta.source_path, "", "", 0.0, f"dropped: {why}") for c, why in low] + log
+    kept, log = dedup_chunks(kept, config.quality.dedup, min_tokens=config.quality.length.min_tokens,
+                             max_tokens=config.quality.length.max_tokens)
+    log = [DedupRecord(c.id, c.meta.source_path, "", "", None, f"dropped: {why}") for c, why in low] + log
     return kept, log
 
 

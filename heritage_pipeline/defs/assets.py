@@ -193,6 +193,8 @@ CHECKS = [
     dg.AssetCheckSpec("ids_unique", asset="deduped_chunks", description="Chunk ids are unique."),
     dg.AssetCheckSpec("inputs_accounted_for", asset="deduped_chunks",
                       description="Every input file is chunked, skipped with a reason, or quarantined."),
+    dg.AssetCheckSpec("dedup_log_complete", asset="deduped_chunks",
+                      description="Every enriched chunk is either kept or has exactly one dedup-log row."),
 ]
 
 
@@ -212,7 +214,7 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
     log_path = settings.output_path / "storage" / "dedup_log" / lang / f"{st}.parquet"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = log_path.with_name(log_path.name + ".tmp")
-    pq.write_table(log_to_table(log), tmp)
+    pq.write_table(log_to_table(log, cfg.quality.dedup), tmp)
     tmp.replace(log_path)
     reads = [r.quality.readability for r in kept if r.quality.readability is not None]
     metadata = {
@@ -230,51 +232,22 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
         "length_ok": sum(1 for c in kept if c.quality.length_ok),
     }
     yield dg.Output(chunks_to_table(kept), metadata=metadata)
-    yield from _checks(kept, log, cfg.quality.length.max_tokens, raw_sources, parsed_sections)
+    yield from _checks(kept, log, cfg.quality.length.max_tokens, raw_sources, parsed_sections, items)
 
 
-def _checks(kept, log, cap: int, raw_sources: pa.Table, parsed_sections: pa.Table):
-    sources = {s.path: s for s in table_to_sources(raw_sources)}
+def _checks(kept, log, cap: int, raw_sources: pa.Table, parsed_sections: pa.Table, items=None):
+    """The asset checks, computed by :func:`heritage_pipeline.checks.deduped_checks`."""
+    from ..checks import deduped_checks
+
+    sources = table_to_sources(raw_sources)
     parsed = parsed_sections.select(["source_path", "text_is_raw", "structure"]).to_pylist()
     raw_docs = {d["source_path"]: d["text_is_raw"] for d in parsed}
     skip_reasons = {d["source_path"]: json.loads(d["structure"]).get("skipped", []) for d in parsed}
-    bad_spans = []
-    for c in kept:
-        src = sources.get(c.meta.source_path)
-        raw = src.text if src else ""
-        s, e = c.spans.char_start, c.spans.char_end
-        if not (0 <= s < e <= len(raw)):
-            bad_spans.append(c.id)
-        elif raw_docs.get(c.meta.source_path) and normalize(raw[s:e]) != c.text:
-            bad_spans.append(c.id)
-    yield dg.AssetCheckResult(check_name="spans_round_trip", passed=not bad_spans,
-                              metadata={"bad": len(bad_spans), "examples": dg.MetadataValue.json(bad_spans[:10])})
-    over = [c.id for c in kept if c.meta.len_tokens > cap and not c.quality.atomic_oversize]
-    flagged = sum(1 for c in kept if c.quality.atomic_oversize)
-    yield dg.AssetCheckResult(check_name="no_chunk_over_max", passed=not over,
-                              metadata={"over": len(over), "flagged_atomic_oversize": flagged, "cap": cap,
-                                        "examples": dg.MetadataValue.json(over[:10])})
-    empty = [c.id for c in kept if not c.text.strip()]
-    yield dg.AssetCheckResult(check_name="no_empty_chunk", passed=not empty, metadata={"empty": len(empty)})
-    ids = Counter(c.id for c in kept)
-    dups = [i for i, n in ids.items() if n > 1]
-    yield dg.AssetCheckResult(check_name="ids_unique", passed=not dups, metadata={"duplicated_ids": len(dups)})
-    chunked = {c.meta.source_path for c in kept} | {r.dropped_source for r in log}
-    unaccounted = []
-    for path, src in sources.items():
-        if src.status != "ok":
-            continue  # skipped or quarantined at discovery, with a reason
-        if path in chunked:
-            continue
-        if path not in raw_docs:
-            continue  # quarantined at parse time (recorded in parsed_sections metadata and quarantine.jsonl)
-        if skip_reasons.get(path):
-            continue  # parsed, but every part was skipped with a reason (e.g. all messages under the minimum length)
-        unaccounted.append(path)
-    yield dg.AssetCheckResult(check_name="inputs_accounted_for", passed=not unaccounted,
-                              severity=dg.AssetCheckSeverity.WARN,
-                              metadata={"files": len(sources), "chunked": len(chunked & set(sources)),
-                                        "not_accounted": dg.MetadataValue.json(unaccounted[:20])})
+    for o in deduped_checks(items if items is not None else kept, kept, log, cap, {s.path: s.text for s in sources},
+                            raw_docs, {s.path: s.status for s in sources}, skip_reasons):
+        meta = {k: dg.MetadataValue.json(v) if isinstance(v, (list, dict)) else v for k, v in o.metadata.items()}
+        yield dg.AssetCheckResult(check_name=o.name, passed=o.passed, metadata=meta,
+                                  severity=dg.AssetCheckSeverity.WARN if o.severity == "WARN" else dg.AssetCheckSeverity.ERROR)
 
 
 @dg.asset(
