@@ -121,6 +121,8 @@ class WebsiteSourceConfig(_Strict):
     size_tokens: int = Field(default=300, ge=50, le=2000)
     max_tokens: int = Field(default=800, ge=50, le=4000)
     overlap_tokens: int = Field(default=50, ge=0, le=400)
+    # trafilatura selects the main content among docling's items; docling = docling's body layer only
+    main_content: Literal["trafilatura", "docling"] = "trafilatura"
 
 
 class ConversationSourceConfig(_Strict):
