@@ -305,7 +305,10 @@ class _Aligner:
         return None
 
     def align(self, texts: list[str]) -> list[tuple[int, int] | None]:
-        """``[start, end)`` in :attr:`stream` for each text (None when not found), in non-decreasing order."""
+        """``[start, end)`` in :attr:`stream` for each text (None when not found).
+
+        Mostly in non-decreasing order; an anchor that is only found before the cursor (docling read it out of source
+        order) is matched at its first occurrence."""
         keys = [self.key(t) for t in texts]
         out: list[tuple[int, int] | None] = [None] * len(keys)
         n = len(self.stream)
@@ -330,6 +333,9 @@ class _Aligner:
                 m = self._find(k, prev_end, next_anchor[i])
                 if m is not None:
                     out[i], prev_end = m, m[1]
+        for i, k in enumerate(keys):  # docling's reading order can differ from the source order: look anywhere
+            if out[i] is None and len(k) >= SHORT_NEEDLE:
+                out[i] = self._find(k, 0, n)
         return out
 
     def raw_span(self, m: tuple[int, int] | None, after: int) -> tuple[int, int, int, int]:
@@ -444,7 +450,7 @@ def extract_items(raw: str, name: str = "page.html") -> HtmlPage:
             skip_refs.update(c.cref for c in item.children)
             texts = [c.text for c in cells if c.text.strip()]
             if texts:
-                add("table", item.export_to_markdown(doc=doc), " ".join(texts))
+                add("table", table_markdown(item), " ".join(texts))
         elif isinstance(item, CodeItem):
             lang_name = getattr(item.code_language, "value", "") or ""
             lang_name = "" if lang_name.lower() == "unknown" else lang_name.lower()
@@ -470,6 +476,24 @@ def extract_items(raw: str, name: str = "page.html") -> HtmlPage:
     url = pm.canonical or pm.og_url
     return HtmlPage(items, aligner, source_url=url, html_lang=pm.lang,
                     meta={"layout_tables": layout_tables, "base_href": pm.base_href, "unaligned_items": unaligned})
+
+
+def table_markdown(table) -> str:
+    """A docling ``TableItem`` as a GFM pipe table of its cell texts (first grid row as header).
+
+    Written here instead of ``TableItem.export_to_markdown`` because that one puts link targets, ``<!-- image -->``
+    comments and an empty header row into the cells, which would then be chunked, embedded and indexed as text.
+    Spanning cells are repeated in every grid position they cover; ``|`` in a cell is escaped as ``\\|``.
+    """
+    rows = [[" ".join(c.text.split()).replace("|", "\\|") for c in row] for row in table.data.grid]
+    rows = [r for r in rows if any(r)]
+    if not rows:
+        return ""
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    return "\n".join(lines)
 
 
 def _is_layout_table(table, doc) -> bool:

@@ -34,8 +34,8 @@ from .html_parse import HtmlItem, HtmlPage, _Aligner, parse_html
 from .structure import ParsedDocument
 
 MIN_COVERED_SHARE = 0.5
-REGION_WORDS = 8
-MIN_TRIGRAM_SHARE = 0.5
+REGION_WORDS = 4
+MIN_TRIGRAM_SHARE = 0.9
 REPEATED_MIN_COUNT = 3
 REPEATED_MAX_WORDS = 6
 _TOKEN = regex.compile(r"\w+")
