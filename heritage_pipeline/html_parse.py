@@ -529,13 +529,14 @@ def parse_html(raw: str, *, doc_id: str, source_path: str, lang: str, source_typ
     page = extract_items(raw, name or source_path.rsplit("/", 1)[-1])
     flags, info = keep(raw, page) if keep is not None else ([True] * len(page.items), {"main_content": "all"})
     builder = DerivedTextBuilder()
-    block_elems: list[tuple[int, int]] = []
+    block_elems: list[int] = []  # per block: the element holding all of its text (-1 when unaligned)
     for it, k in zip(page.items, flags):
         if not k:
             continue
         bi = builder.add(it.kind, it.text, it.raw_start, it.raw_end, level=it.level, title=it.title, info=it.info)
         if bi is not None:
-            block_elems.append((it.first_el, it.last_el))
+            el = page.aligner.map.lca(it.first_el, it.last_el) if it.first_el >= 0 and it.last_el >= 0 else it.first_el
+            block_elems.append(el)
     text = builder.text
     for b in builder.blocks:  # the fence line / table header rows, repeated as context when a block is split
         if b.kind == "code":
@@ -555,13 +556,13 @@ def parse_html(raw: str, *, doc_id: str, source_path: str, lang: str, source_typ
                           text=text, blocks=builder.blocks, sections=sections, text_is_raw=False, meta=meta)
 
 
-def _section_elements(page: HtmlPage, blocks, block_elems: list[tuple[int, int]], sections) -> None:
+def _section_elements(page: HtmlPage, blocks, block_elems: list[int], sections) -> None:
     """Set ``xpath``, ``html_tag`` and ``has_images`` on every section (see :func:`parse_html`)."""
     pm = page.aligner.map
     owner: dict[int, int] = {}  # element -> index of the section whose blocks it holds (-1: several sections)
     sec_lca: list[int] = []
     for si, sec in enumerate(sections):
-        els = [e for pair in block_elems[sec.first : sec.last] for e in pair if e >= 0]
+        els = [e for e in block_elems[sec.first : sec.last] if e >= 0]
         node = els[0] if els else -1
         for e in els[1:]:
             node = pm.lca(node, e)
@@ -575,7 +576,7 @@ def _section_elements(page: HtmlPage, blocks, block_elems: list[tuple[int, int]]
     for si, sec in enumerate(sections):
         node = sec_lca[si]
         if node >= 0 and owner.get(node, -1) != si:
-            node = next((e for pair in block_elems[sec.first : sec.last] for e in pair if e >= 0), -1)
+            node = next((e for e in block_elems[sec.first : sec.last] if e >= 0), -1)
         if node >= 0:
             sec.meta["xpath"] = pm.xpath(node)
             sec.meta["html_tag"] = pm.tags[node]

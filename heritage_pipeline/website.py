@@ -15,9 +15,10 @@ Main content (:func:`main_content_filter`)
 
 Section types (:func:`classify_section`)
     ``about, contact, collection, visit, news, history`` or ``other``, from multilingual (NL, EN, FR, DE) keywords
-    matched as whole words (a trailing ``*`` marks a stem, e.g. ``collect*``): the first category matched in the
-    section's heading path wins (most specific heading first); otherwise the category with the most hits in the
-    text, if it has at least two; else ``other``.
+    matched as whole words (a trailing ``*`` marks a stem, e.g. ``collect*``): the first category whose heading
+    keywords match the section's heading path wins (most specific heading first); otherwise the category whose
+    specific text phrases (opening hours, founded in, e-mail, ...) occur most often in the text, if at least twice;
+    else ``other``.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ _TOKEN = regex.compile(r"\w+")
 _WS = re.compile(r"\s+")
 _TABLE_BAR = re.compile(r"(?:^|\s)\|(?:\s|$)")
 
+# Heading keywords: a section whose (most specific) heading matches one of these gets that type.
 SECTION_KEYWORDS: dict[str, list[str]] = {
     "about": ["about", "about us", "who we are", "our mission", "mission", "organisation", "organization",
               "over ons", "over het", "wie zijn wij", "wie we zijn", "missie", "organisatie",
@@ -63,12 +65,33 @@ SECTION_KEYWORDS: dict[str, list[str]] = {
     "history": ["history", "historie", "geschiedenis", "histoire", "geschichte", "founded", "opgericht", "fondé",
                 "fondée", "gegründet", "since 1*", "sinds 1*", "depuis 1*", "seit 1*", "established in"],
 }
+# Text keywords: specific phrases that identify a section type from its body when the heading says nothing (generic
+# words such as "about" or "news" are far too common in running text to count there). Two hits are needed.
+TEXT_KEYWORDS: dict[str, list[str]] = {
+    "about": ["our mission", "who we are", "onze missie", "wie wij zijn", "notre mission", "qui sommes-nous",
+              "unsere mission", "wir sind", "our organisation", "our organization", "onze organisatie"],
+    "contact": ["e-mail", "email", "tel.", "telephone", "telefoon", "téléphone", "telefon", "fax", "postbus",
+                "postadres", "bezoekadres", "p.o. box", "postfach", "anschrift", "contact us", "neem contact",
+                "contactez-nous", "kontaktieren sie"],
+    "collection": ["collection", "collections", "collectie", "collecties", "verzameling", "holdings",
+                   "archiefstukken", "archival records", "fonds", "sammlung", "sammlungen", "bestände",
+                   "objects", "objecten", "objets", "objekte", "inventaris", "finding aid*", "manuscripts",
+                   "manuscrits", "handschriften", "prints and drawings", "prenten", "estampes"],
+    "visit": ["opening hours", "openingstijden", "geopend", "gesloten", "horaires", "öffnungszeiten", "geöffnet",
+              "tickets", "admission", "entrée", "eintritt", "toegangsprijs", "museumkaart", "tarif*",
+              "wheelchair", "rolstoel", "fauteuil roulant", "rollstuhl", "closed on", "open daily", "dagelijks"],
+    "news": ["press release*", "persbericht*", "communiqué de presse", "pressemitteilung*", "published on",
+             "gepubliceerd op", "publié le", "veröffentlicht am", "read more", "lees meer", "lire la suite",
+             "weiterlesen"],
+    "history": ["founded in", "opgericht in", "fondé en", "fondée en", "gegründet", "established in",
+                "in the 19th century", "in de 19e eeuw", "au xixe siècle", "im 19. jahrhundert", "since 1*",
+                "sinds 1*", "depuis 1*", "seit 1*", "was built in", "werd gebouwd", "merged with", "fuseerde"],
+}
 
 
-@lru_cache(maxsize=1)
-def _patterns() -> dict[str, re.Pattern[str]]:
+def _compile(table: dict[str, list[str]]) -> dict[str, re.Pattern[str]]:
     out = {}
-    for cat, kws in SECTION_KEYWORDS.items():
+    for cat, kws in table.items():
         alts = []
         for k in kws:
             stem = k.endswith("*")
@@ -78,20 +101,26 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     return out
 
 
+@lru_cache(maxsize=1)
+def _patterns() -> tuple[dict[str, re.Pattern[str]], dict[str, re.Pattern[str]]]:
+    return _compile(SECTION_KEYWORDS), _compile(TEXT_KEYWORDS)
+
+
 def classify_section(anchors: list[str], text: str) -> str:
     """Section type of a web page section from its heading path and text (see module docstring).
 
-    ``anchors``: breadcrumb, outermost first (only the last two are read); ``text``: the section text (only the
-    first 4 000 characters are read). Returns one of ``about, contact, collection, visit, news, history, other``.
+    ``anchors``: breadcrumb, outermost first (only the last two are read, most specific first); ``text``: the section
+    text (only the first 4 000 characters are read). Returns one of ``about, contact, collection, visit, news,
+    history, other``. Headings are matched against :data:`SECTION_KEYWORDS`, text against :data:`TEXT_KEYWORDS`.
     """
-    pats = _patterns()
+    heading_pats, text_pats = _patterns()
     for heading in reversed(anchors[-2:]):
-        for cat, pat in pats.items():
+        for cat, pat in heading_pats.items():
             if heading and pat.search(heading):
                 return cat
     best, best_hits = "other", 1
     sample = text[:4000]
-    for cat, pat in pats.items():
+    for cat, pat in text_pats.items():
         hits = len(pat.findall(sample))
         if hits > best_hits:
             best, best_hits = cat, hits
