@@ -174,6 +174,7 @@ def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str) -> t
                     "has_identifiers": bool(ent.identifiers or ent.ghcid),
                     "has_collections": bool(ent.collections),
                     "mentioned_classes": ["CustodianCollection"] if ent.collections else [],
+                    "extra": _entity_extra(ent),
                 },
                 standalone=True,
                 key=_entity_key(ent, i),
@@ -182,6 +183,16 @@ def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str) -> t
     doc = ParsedDocument(doc_id=doc_id, source_path=source_path, source_type="yaml_instance", lang=lang,
                          text=builder.text, blocks=builder.blocks, sections=sections, text_is_raw=False)
     return doc, problems
+
+
+def _entity_extra(ent: CustodianInstance) -> dict[str, str]:
+    """Flat string metadata of an entity: ``slot:preferred_label`` and ``identifier:<scheme>`` (values joined by
+    ``; ``), read by the heritage gazetteer (:mod:`heritage_pipeline.entities`)."""
+    extra = {"slot:preferred_label": ent.preferred_label}
+    for ident in ent.identifiers:
+        key = f"identifier:{ident.identifier_scheme}"
+        extra[key] = f"{extra[key]}; {ident.identifier_value}" if key in extra else ident.identifier_value
+    return extra
 
 
 def _entity_key(ent: CustodianInstance, i: int) -> str:
