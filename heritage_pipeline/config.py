@@ -149,6 +149,9 @@ class EntitiesConfig(_Strict):
     keep: list[Literal["ORG", "PRODUCT", "LAW", "API", "CLASS", "FUNC"]] = Field(
         default=["ORG", "PRODUCT", "LAW", "API", "CLASS", "FUNC"]
     )
+    # heritage-institution mentions (meta.mentioned_entities / entity_types), see heritage_pipeline.entities
+    heritage: bool = True
+    gazetteer: list[str] = Field(default=["data/raw/csv_registry", "data/raw/yaml_instance"])
 
 
 class TablesConfig(_Strict):

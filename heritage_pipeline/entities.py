@@ -714,6 +714,15 @@ def annotate_chunks(chunks: list, gazetteer: Gazetteer | None = None, *, paths: 
     return chunks
 
 
+def annotate_heritage(chunks: list, config) -> list:
+    """The enrichment-stage hook: :func:`annotate_chunks` with the gazetteer of ``context.entities.gazetteer``,
+    unless ``context.entities.heritage`` is false. Returns ``chunks``."""
+    ent = config.context.entities
+    if not ent.heritage or not chunks:
+        return chunks
+    return annotate_chunks(chunks, paths=ent.gazetteer)
+
+
 def type_codes() -> dict[str, str]:
     """The GLAMORCUBESFIXPHDNT codes (from the LinkML enum) that entity types are drawn from."""
     return custodian_type_codes()

@@ -10,6 +10,7 @@ identifiers (``scheme: value``). Spans come from the YAML node marks (code-point
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -116,23 +117,53 @@ def entity_text(e: CustodianInstance) -> str:
     return "\n".join(parts)
 
 
-def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str) -> tuple[ParsedDocument, list[tuple[str, str]]]:
-    """Parse a LinkML instance file. Returns (document, problems); raises ParseError for unreadable YAML."""
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with YAML 1.2 booleans: only ``true``/``false`` are booleans, so a country code ``NO`` or
+    an answer ``yes`` stays a string (YAML 1.1 turns ``yes/no/on/off`` into booleans: the "Norway problem")."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:bool"] for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
+
+def load_yaml_entities(text: str) -> list[tuple[Any, Any]]:
+    """``(value, node)`` for every entity of a YAML text: a document that is a mapping is one entity, a document
+    that is a list holds one entity per item; several documents (``---``) are allowed. Raises ParseError with the
+    line and column for invalid YAML, or when a document is neither a mapping nor a list."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        nodes = list(yaml.compose_all(text, Loader=_Loader))
+        docs = list(yaml.load_all(text, Loader=_Loader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         raise ParseError(f"invalid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
-    if data is None:
-        raise ParseError("empty YAML document")
-    if isinstance(data, dict):
-        entities, nodes = [data], [node]
-    elif isinstance(data, list):
-        entities, nodes = data, list(node.value)
-    else:
-        raise ParseError(f"top level is a {type(data).__name__}; expected an entity mapping or a list of entities")
+    out: list[tuple[Any, Any]] = []
+    for data, node in zip(docs, nodes):
+        if data is None:
+            continue
+        if isinstance(data, dict):
+            out.append((data, node))
+        elif isinstance(data, list):
+            out.extend(zip(data, node.value))
+        else:
+            raise ParseError(f"top level is a {type(data).__name__}; expected an entity mapping or a list of entities")
+    if not out:
+        raise ParseError("empty YAML document: no entity")
+    return out
+
+
+def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str) -> tuple[ParsedDocument, list[tuple[str, str]]]:
+    """Parse a LinkML instance file into one standalone section (one chunk) per entity.
+
+    Returns (document, problems); a problem is ``("entity <i> (<label>)", "field <dotted.path>: <message>")`` for an
+    entity that fails :class:`CustodianInstance` validation (all failing fields are listed, at most five). Raises
+    :class:`ParseError` for unreadable YAML or a top level that is not an entity or a list of entities.
+    """
+    pairs = load_yaml_entities(text)
+    entities = [p[0] for p in pairs]
+    nodes = [p[1] for p in pairs]
     builder = DerivedTextBuilder()
     sections: list[Section] = []
     problems: list[tuple[str, str]] = []
@@ -145,9 +176,10 @@ def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str) -> t
         try:
             ent = CustodianInstance.model_validate(raw)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or "<entity>"
-            problems.append((where, f"field {field}: {err['msg']}"))
+            errs = exc.errors()
+            msgs = [f"field {'.'.join(str(p) for p in e['loc']) or '<entity>'}: {e['msg']}" for e in errs[:5]]
+            more = f" (and {len(errs) - 5} more)" if len(errs) > 5 else ""
+            problems.append((where, "; ".join(msgs) + more))
             continue
         bi = builder.add("entity", entity_text(ent), n.start_mark.index, n.end_mark.index)
         if bi is None:

@@ -20,6 +20,7 @@ from .dedup import DedupRecord, dedup_chunks
 from .discovery import RawSource
 from .embedding import EmbeddingCache, embed_with_cache
 from .enrich import enrich_chunks
+from .entities import annotate_heritage
 from .linkml import type_label
 from .models import Chunk, QuarantineRecord, chunk_to_json
 from .parsing import parse_source
@@ -93,6 +94,7 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
     if embedder is not None and config.context.keywords.method == "keybert" and chunks:
         doc_vectors, _, _ = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)
     enrich_chunks(chunks, config, embedder, doc_vectors)
+    annotate_heritage(chunks, config)
     assess_quality(chunks, config)
     return chunks
 
