@@ -102,6 +102,21 @@ class Message:
     span: tuple[int, int]  # the message object in the raw file
 
 
+def _json_type(value: Any) -> str:
+    """The JSON type of a parsed value with its article, for messages (``an object``, ``a string``, ``null``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    return "a number"
+
+
 def _literal(raw: str, obj: Any, key: str) -> tuple[str, list[int] | int]:
     """A string member with per-character raw offsets (or the object's start when spans are unavailable)."""
     value = obj.get(key)
@@ -126,7 +141,7 @@ class _MessageReader:
         text = msg.get("text")
         if text is not None and not isinstance(text, str):
             if not isinstance(content, (list, str)):
-                self.problems.append((where, f"'text' is a {type(text).__name__} and 'content' has no text"))
+                self.problems.append((where, f"'text' is {_json_type(text)} and 'content' has no text"))
                 return None
             text = None
         if "text" not in msg and "content" not in msg:
@@ -142,9 +157,9 @@ class _MessageReader:
             out.add(*_literal(self.raw, msg, "content"))
         elif content is not None and not isinstance(content, (list, str)):
             if not (isinstance(text, str) and text.strip()):
-                self.problems.append((where, f"'content' is a {type(content).__name__}, expected a list of blocks"))
+                self.problems.append((where, f"'content' is {_json_type(content)}, expected an array of blocks"))
                 return None
-            self.problems.append((f"{where} content", f"is a {type(content).__name__}, expected a list of blocks "
+            self.problems.append((f"{where} content", f"is {_json_type(content)}, expected an array of blocks "
                                                       "(ignored; the message's 'text' is used)"))
         if not out.text.strip() and isinstance(text, str):
             out = _Text()
@@ -164,7 +179,7 @@ class _MessageReader:
                 out.sep(at)
                 out.add(block, at)
             else:
-                self.problems.append((where, f"is a {type(block).__name__}, not a content block object"))
+                self.problems.append((where, f"is {_json_type(block)}, not a content block object"))
             return
         kind = block.get("type")
         plain_text = (kind in ("text", None) and "text" in block) or (kind == "tool_result" and "text" in block)
@@ -173,7 +188,7 @@ class _MessageReader:
             if value is None or value == "":
                 return
             if not isinstance(value, str):
-                self.problems.append((where, f"'text' is a {type(value).__name__}, not a string (block ignored)"))
+                self.problems.append((where, f"'text' is {_json_type(value)}, not a string (block ignored)"))
                 return
             out.sep(at)
             out.add(*_literal(self.raw, block, "text"))
@@ -301,7 +316,7 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
     usable = 0
     for ci, conv in enumerate(convs):
         if not isinstance(conv, dict):
-            problems.append((f"conversation[{ci}]", f"is a {type(conv).__name__}, not an object"))
+            problems.append((f"conversation[{ci}]", f"is {_json_type(conv)}, not an object"))
             continue
         cid = str(conv.get("uuid") or conv.get("conversation_id") or f"conversation-{ci}")
         name = str(conv.get("name") or "").strip() or cid
@@ -310,7 +325,7 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
             problems.append((f"conversation {cid}", "has no 'chat_messages'"))
             continue
         if not isinstance(msgs, list):
-            problems.append((f"conversation {cid}", f"'chat_messages' is a {type(msgs).__name__}, not a list"))
+            problems.append((f"conversation {cid}", f"'chat_messages' is {_json_type(msgs)}, not an array"))
             continue
         usable += 1
         if not msgs:
@@ -319,7 +334,7 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
         valid: list[tuple[int, SpannedDict]] = []
         for pos, msg in enumerate(msgs):
             if not isinstance(msg, dict):
-                problems.append((f"conversation {cid} message[{pos}]", f"is a {type(msg).__name__}, not an object"))
+                problems.append((f"conversation {cid} message[{pos}]", f"is {_json_type(msg)}, not an object"))
             else:
                 valid.append((pos, msg))
         seen_ids: set[str] = set()
@@ -397,7 +412,9 @@ def _add_message_blocks(builder: DerivedTextBuilder, m: Message) -> None:
             spans.append((b, e, offs[b.start], offs[e - 1] + 1))
         else:
             spans.append((b, e, m.span[0], m.span[1]))
-    monotonic = all(spans[k][2] >= spans[k - 1][3] for k in range(1, len(spans))) and all(s[3] > s[2] for s in spans)
+    # block spans must follow file order (a chunk's span runs from its first block's start to its last block's end);
+    # spans of added labels may touch or overlap their neighbours
+    monotonic = all(spans[k][2] >= spans[k - 1][2] and spans[k][3] >= spans[k - 1][3] for k in range(1, len(spans)))
     for b, e, rs, re_ in spans:
         if not monotonic:
             rs, re_ = m.span

@@ -4,8 +4,8 @@ The file is decoded with its real encoding by discovery (UTF-8 with or without B
 :func:`heritage_pipeline.text.decode_bytes`). The delimiter is sniffed among ``, ; TAB |``
 (:func:`sniff_delimiter`). Tab-separated files are read without quote processing (Wikidata exports contain labels
 such as ``\\"Jan van Arkel\\`` that a quoting reader would merge with the following rows); in other files a record
-whose unbalanced quote runs over several lines with the wrong number of fields is reported and that one line is
-re-read without quote processing, so it cannot swallow the rest of the file.
+whose unbalanced quote runs over several lines (:func:`_swallowed_rows`) is reported and that one line is re-read
+without quote processing, so it cannot swallow the rest of the file.
 
 The mapping is chosen by header from ``configs/csv_mappings.yaml`` (the first mapping whose ``match`` columns are
 all present); unmapped columns go to ``meta.extra`` under their own name, mapped ones as ``slot:<slot>``. Chunk
@@ -142,7 +142,7 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
             continue
         end = lines.pos
         row_no += 1
-        if quoting != csv.QUOTE_NONE and _swallowed_rows(row, delimiter, len(header)):
+        if quoting != csv.QUOTE_NONE and _swallowed_rows(text[start:end], delimiter):
             # an unbalanced quote swallowed the following lines: report it and read that one line without quoting
             line_end = _line_end(text, start)
             problems.append((f"row {row_no} (line {text.count(chr(10), 0, start) + 1})",
@@ -191,14 +191,17 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
     return doc, problems
 
 
-def _swallowed_rows(row: list[str], delimiter: str, n_columns: int) -> bool:
-    """A quoted field that spans lines which themselves look like records (as many delimiters as a row has): the
-    mark of an unbalanced quote, not of a legitimate multi-line value such as an address."""
-    for cell in row:
-        if "\n" in cell or "\r" in cell:
-            for line in _LINE_END.split(cell)[1:]:
-                if n_columns > 1 and line.count(delimiter) >= n_columns - 1:
-                    return True
+def _swallowed_rows(record: str, delimiter: str) -> bool:
+    """A record that runs over several lines because of an unbalanced quote, not a legitimate multi-line value:
+    read strictly, its "closing" quote is followed by text (it was the opening quote of a later field) or never
+    comes (end of data). A legitimate quoted value closes right before a delimiter or the line end."""
+    body = record.rstrip("\r\n")
+    if "\n" not in body and "\r" not in body:
+        return False
+    try:
+        list(csv.reader([body], delimiter=delimiter, strict=True))
+    except csv.Error:
+        return True
     return False
 
 

@@ -95,17 +95,23 @@ _DECLARED = re.compile(rb"""(?:<meta[^>]{0,200}?charset\s*=\s*["']?|<\?xml[^>]{0
                        re.I)
 
 
+# Signs that a Central European letter read with the wrong code page turns into (cp1250 ł ą ż Ł Ą ľ ş ˇ read as
+# cp1252 give ³ ¹ ¿ £ ¥ ¾ º ¡, ...): almost never written between two letters of a word.
+_WORD_BREAKERS = frozenset("¡¢£¤¥¦¨ª¬¯±²³¸¹º¼½¾¿×÷")
+
+
 def _implausible(text: str) -> int:
-    """Characters a wrong single-byte decoding typically produces: C1 control codes, and non-letter symbols from the
-    upper half (``³ ¹ ¿ £ ¬ ¤``) sitting between two letters inside a word (``³ódŸ`` for ``łódź``)."""
+    """Characters a wrong single-byte decoding typically produces: C1 control codes, and the signs of
+    :data:`_WORD_BREAKERS` between two letters inside a word (``³ódŸ`` for ``łódź``)."""
     bad = 0
+    n = len(text)
     for i, ch in enumerate(text):
         o = ord(ch)
         if o < 0x80:
             continue
-        if 0x80 <= o < 0xA0:
+        if o < 0xA0:
             bad += 1
-        elif not ch.isalpha() and 0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha():
+        elif ch in _WORD_BREAKERS and 0 < i < n - 1 and text[i - 1].isalpha() and text[i + 1].isalpha():
             bad += 1
     return bad
 
@@ -116,7 +122,7 @@ def decode_bytes(data: bytes, *, name: str = "<bytes>") -> DecodedText:
     Order: UTF-8 BOM -> ``utf-8-sig``; UTF-16 BOM -> ``utf-16``; strict UTF-8; a charset declared in the file
     (``<meta charset>``, ``<?xml encoding>``) when it decodes the bytes; otherwise the single-byte encoding of
     :data:`SINGLE_BYTE_ENCODINGS` whose decoding has the fewest implausible characters (:func:`_implausible`),
-    preferring CP1252 on ties. When another candidate ties but reads some bytes differently, ``encoding`` says so
+    preferring CP1252 on ties (so CP1252 and Latin-1 text is always read as written). When another candidate ties but reads some bytes differently, ``encoding`` says so
     (``cp1252 (ambiguous: cp1250 reads 3 characters differently)``) so the guess is visible, not silent.
 
     Why not ``charset-normalizer`` alone: on short registry files it picked cp1250 for CP1252 Dutch text and turned
