@@ -11,7 +11,7 @@ Gazetteer (:class:`Gazetteer`)
     id, a GHCID or an ISIL (an ISIL only when it does not belong to two different Wikidata items) are merged into
     one entity; its canonical name is the YAML label, else the Dutch list's, else the first registry label. Its type
     is the YAML ``custodian_type``, else inferred from type keywords in any of its names, else ``U`` (Unknown).
-    Labels that are bare Wikidata ids are not names. Names starting with an article (``Het Utrechts Archief``)
+    Labels that are bare Wikidata ids are not matched in text (such an entity is found by its identifiers only). Names starting with an article (``Het Utrechts Archief``)
     are also indexed without it.
 
 Mentions (:func:`find_mentions`), in this order, later ones only where earlier ones found nothing:
@@ -55,7 +55,7 @@ from .linkml import custodian_type_codes
 
 _WORD = regex.compile(r"[\p{L}\p{N}]+")
 _QID = re.compile(r"^Q\d+$")
-_ISIL = re.compile(r"(?<![\w-])([A-Z]{2}-[A-Za-z0-9][A-Za-z0-9:/\-]{1,13})(?![\w-])")
+_ISIL = re.compile(r"(?<![\w-])([A-Z]{2}-[A-Za-z0-9][A-Za-z0-9:/\-]{0,13})(?![\w-])")
 _GHCID = re.compile(r"(?<![\w-])[A-Z]{2}-[A-Z0-9]{1,3}-[A-Z]{3}-[A-Z]-[A-Z0-9-]+(?![\w-])")
 _ISIL_CUE = re.compile(r"\bISIL\b[\s:=()\-–codeCODE]{0,12}$")
 MAX_NAME_TOKENS = 10
@@ -211,6 +211,8 @@ class Gazetteer:
             self.by_id.setdefault(ident, idx)
             self.by_id_all.setdefault(ident, []).append(idx)
         for name in dict.fromkeys([e.name, *e.names]):
+            if _QID.match(name.strip()):
+                continue  # a label that is a bare Wikidata id names nothing in running text (the ids still resolve)
             toks = tuple(t for t, _, _ in _tokens(name))
             if not toks or len(toks) > MAX_NAME_TOKENS:
                 continue
@@ -229,7 +231,7 @@ class Gazetteer:
     def from_records(cls, records: Iterable[dict[str, Any]]) -> "Gazetteer":
         """Merge registry records (``name``, ``rank``, ``type``, ``ids`` with ``isil:``/``wd:``/``ghcid:``/``hc:``
         prefixes, ``settlement``, ``country``) into entities (see module docstring)."""
-        recs = [r for r in records if r.get("name") and not _QID.match(r["name"].strip())]
+        recs = [r for r in records if r.get("name")]
         isil_items: dict[str, set[str]] = {}
         for r in recs:
             wd = {i for i in r["ids"] if i.startswith("wd:")}
@@ -258,7 +260,7 @@ class Gazetteer:
             groups.setdefault(find(k), []).append(r)
         entities = []
         for members in groups.values():
-            members.sort(key=lambda r: (r.get("rank", 9), r["name"]))
+            members.sort(key=lambda r: (bool(_QID.match(r["name"].strip())), r.get("rank", 9), r["name"]))
             best = members[0]
             names = list(dict.fromkeys(m["name"].strip() for m in members))
             typ = next((m["type"] for m in members if m.get("type")), None)
