@@ -88,6 +88,7 @@ ARTICLES = frozenset("the de het een le la les l der die das den dem des ein ein
 CONNECTORS = frozenset("of for and the van voor en de der den het du des d la le l les et fur zu am im von und "
                        "s t".split())
 CONJUNCTIONS = frozenset("and en et und".split())
+HEAD_SEPARATORS = frozenset("of from van uit by door".split())
 PREPOSITIONS = frozenset("of for voor fur zu am im and en et und in at bij op aan dans chez".split())
 FRENCH_ADJECTIVES = frozenset("national nationale nationaux nationales municipal municipale municipales municipaux "
                               "departemental departementale departementales departementaux regional regionale "
@@ -568,8 +569,8 @@ def _lower_keyword_name(sc: _Scan, i: int) -> bool:
 
 
 def _trim_run(sc: _Scan, i: int, j: int) -> tuple[int, int]:
-    """Cut a run to the name in it: leading lower-case connectors and articles, "Visit the ..." before an article
-    that precedes the first keyword, everything after a conjunction that follows a keyword ("A Museum and the B
+    """Cut a run to the name in it: leading lower-case connectors and articles, everything up to a lower-case
+    article or of/van/from that precedes the first keyword ("Visit the ...", "Collections of ..."), everything after a conjunction that follows a keyword ("A Museum and the B
     Library"), a capitalised common noun after a compound keyword ("das Bundesarchiv Personalakten von ..."), and
     trailing connectors."""
     toks = sc.toks
@@ -592,9 +593,14 @@ def _trim_run(sc: _Scan, i: int, j: int) -> tuple[int, int]:
         start += 1  # a capitalised name particle stays ("Van Gogh Museum"); "Im Stadtarchiv Köln" loses "Im"
     first_kw = next((k for k in range(start, end) if _is_keyword(toks[k][0])), None)
     if first_kw is not None:
-        arts = [k for k in range(start + 1, first_kw) if toks[k][0] in ARTICLES and not sc.cap(k)]
-        if arts:
-            start = arts[-1] + 1
+        # "Visit the Louvre Museum", "Collections of Limburgs Museum", "Friends of the Rijksmuseum": a lower-case
+        # article or "of/van/from" before the first keyword opens the name after it
+        cuts = [k for k in range(start + 1, first_kw)
+                if not sc.cap(k) and (toks[k][0] in ARTICLES or toks[k][0] in HEAD_SEPARATORS)]
+        if cuts:
+            start = cuts[-1] + 1
+            while start < end and toks[start][0] in ARTICLES and not sc.cap(start):
+                start += 1
     return start, end
 
 
@@ -683,7 +689,7 @@ def annotate_chunks(chunks: list, gazetteer: Gazetteer | None = None, *, paths: 
     type is unambiguous, ``custodian_type``; ``has_identifiers``/``has_relationships`` when found). Returns ``chunks``.
 
     Contexts: one per (document, conversation) in ``message_index``/span order; registry rows and YAML entities are
-    each their own context.
+    each their own context and always mention their own institution first (:func:`_own_entity`).
     """
     gaz = gazetteer if gazetteer is not None else default_gazetteer(paths)
     groups: dict[tuple, list] = {}
@@ -700,6 +706,9 @@ def annotate_chunks(chunks: list, gazetteer: Gazetteer | None = None, *, paths: 
         ctx = MentionContext()
         for c in members:
             mentions = find_mentions(c.text, gaz, ctx)
+            own = _own_entity(c, gaz)
+            if own is not None:  # a registry row or an instance is about its own institution, known or not
+                mentions = [own] + [m for m in mentions if m.entity != own.entity and not set(m.ids) & set(own.ids)]
             names = list(dict.fromkeys(m.entity for m in mentions))
             types = sorted({m.type_code for m in mentions})
             c.meta.mentioned_entities = names
@@ -714,6 +723,28 @@ def annotate_chunks(chunks: list, gazetteer: Gazetteer | None = None, *, paths: 
             if len(names) >= 2:
                 c.meta.has_relationships = True
     return chunks
+
+
+def _own_entity(chunk, gaz: Gazetteer) -> Mention | None:
+    """The institution a registry row or LinkML instance chunk describes: the gazetteer entity holding its ISIL,
+    Wikidata id or GHCID when there is one, else its ``preferred_label`` with the declared or keyword type."""
+    m = chunk.meta
+    if m.source_type not in ("csv_registry", "yaml_instance"):
+        return None
+    extra = m.extra or {}
+    ids = [f"isil:{v.strip()}" for v in (extra.get("slot:isil_code") or "").split(";") if v.strip()]
+    ids += [f"ghcid:{m.ghcid}"] if m.ghcid else []
+    wd = (extra.get("slot:wikidata_id") or "").rsplit("/", 1)[-1]
+    ids += [f"wd:{wd}"] if _QID.match(wd) else []
+    for ident in ids:
+        ent = gaz.lookup_id(ident)
+        if ent is not None and (len(gaz.lookup_all(ident)) == 1 or ident.startswith(("wd:", "ghcid:"))):
+            return Mention(ent.name, 0, 0, ent.name, ent.type_code, "name", tuple(sorted(ent.ids)))
+    label = (extra.get("slot:preferred_label") or (m.anchors[0] if m.anchors else "")).strip()
+    if not label:
+        return None
+    code = m.custodian_type or keyword_type(label) or "U"
+    return Mention(label, 0, 0, label, code, "name", tuple(ids))
 
 
 def annotate_heritage(chunks: list, config) -> list:

@@ -73,7 +73,7 @@ def test_invalid_syntax_is_quarantined_with_position():
 
 
 def test_top_level_scalar_is_rejected():
-    with pytest.raises(ParseError, match="top level is a str"):
+    with pytest.raises(ParseError, match="top level is a string"):
         parse_instances((FIX / "scalar_top.yaml").read_text(), doc_id="x", source_path="x", lang="en")
 
 
