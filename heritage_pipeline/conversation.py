@@ -52,7 +52,7 @@ from typing import Any
 from .config import ConversationSourceConfig
 from .jsonspans import JSONSpanError, SpannedDict, loads_with_spans, string_offsets
 from .markdown import scan_blocks
-from .structure import DerivedTextBuilder, ParsedDocument, ParseError, Section
+from .structure import DerivedTextBuilder, ParsedDocument, ParseError, Section, value_kind
 from .text import normalize_inner
 
 _THINKING = re.compile(r"<((?:[\w-]+:)?(?:ant)?thinking)\b[^>]*>(.*?)</\1\s*>", re.S | re.I)
@@ -102,21 +102,6 @@ class Message:
     span: tuple[int, int]  # the message object in the raw file
 
 
-def _json_type(value: Any) -> str:
-    """The JSON type of a parsed value with its article, for messages (``an object``, ``a string``, ``null``)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    return "a number"
-
-
 def _literal(raw: str, obj: Any, key: str) -> tuple[str, list[int] | int]:
     """A string member with per-character raw offsets (or the object's start when spans are unavailable)."""
     value = obj.get(key)
@@ -141,7 +126,7 @@ class _MessageReader:
         text = msg.get("text")
         if text is not None and not isinstance(text, str):
             if not isinstance(content, (list, str)):
-                self.problems.append((where, f"'text' is {_json_type(text)} and 'content' has no text"))
+                self.problems.append((where, f"'text' is {value_kind(text)} and 'content' has no text"))
                 return None
             text = None
         if "text" not in msg and "content" not in msg:
@@ -157,9 +142,9 @@ class _MessageReader:
             out.add(*_literal(self.raw, msg, "content"))
         elif content is not None and not isinstance(content, (list, str)):
             if not (isinstance(text, str) and text.strip()):
-                self.problems.append((where, f"'content' is {_json_type(content)}, expected an array of blocks"))
+                self.problems.append((where, f"'content' is {value_kind(content)}, expected an array of blocks"))
                 return None
-            self.problems.append((f"{where} content", f"is {_json_type(content)}, expected an array of blocks "
+            self.problems.append((f"{where} content", f"is {value_kind(content)}, expected an array of blocks "
                                                       "(ignored; the message's 'text' is used)"))
         if not out.text.strip() and isinstance(text, str):
             out = _Text()
@@ -179,7 +164,7 @@ class _MessageReader:
                 out.sep(at)
                 out.add(block, at)
             else:
-                self.problems.append((where, f"is {_json_type(block)}, not a content block object"))
+                self.problems.append((where, f"is {value_kind(block)}, not a content block object"))
             return
         kind = block.get("type")
         plain_text = (kind in ("text", None) and "text" in block) or (kind == "tool_result" and "text" in block)
@@ -188,7 +173,7 @@ class _MessageReader:
             if value is None or value == "":
                 return
             if not isinstance(value, str):
-                self.problems.append((where, f"'text' is {_json_type(value)}, not a string (block ignored)"))
+                self.problems.append((where, f"'text' is {value_kind(value)}, not a string (block ignored)"))
                 return
             out.sep(at)
             out.add(*_literal(self.raw, block, "text"))
@@ -316,7 +301,7 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
     usable = 0
     for ci, conv in enumerate(convs):
         if not isinstance(conv, dict):
-            problems.append((f"conversation[{ci}]", f"is {_json_type(conv)}, not an object"))
+            problems.append((f"conversation[{ci}]", f"is {value_kind(conv)}, not an object"))
             continue
         cid = str(conv.get("uuid") or conv.get("conversation_id") or f"conversation-{ci}")
         name = str(conv.get("name") or "").strip() or cid
@@ -325,7 +310,7 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
             problems.append((f"conversation {cid}", "has no 'chat_messages'"))
             continue
         if not isinstance(msgs, list):
-            problems.append((f"conversation {cid}", f"'chat_messages' is {_json_type(msgs)}, not an array"))
+            problems.append((f"conversation {cid}", f"'chat_messages' is {value_kind(msgs)}, not an array"))
             continue
         usable += 1
         if not msgs:
@@ -334,7 +319,7 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
         valid: list[tuple[int, SpannedDict]] = []
         for pos, msg in enumerate(msgs):
             if not isinstance(msg, dict):
-                problems.append((f"conversation {cid} message[{pos}]", f"is {_json_type(msg)}, not an object"))
+                problems.append((f"conversation {cid} message[{pos}]", f"is {value_kind(msg)}, not an object"))
             else:
                 valid.append((pos, msg))
         seen_ids: set[str] = set()

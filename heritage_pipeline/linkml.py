@@ -19,7 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .config import REPO_ROOT
-from .structure import DerivedTextBuilder, ParsedDocument, ParseError, Section
+from .structure import DerivedTextBuilder, ParsedDocument, ParseError, Section, value_kind
 
 SCHEMA_ENUM = REPO_ROOT / "data" / "schema" / "meta" / "enums" / "InstitutionTypeCodeEnum.yaml"
 # GLAMORCUBESFIXPHDNT, as in the heritage_custodian LinkML schema (used when the schema file is not at hand).
@@ -128,21 +128,6 @@ _Loader.yaml_implicit_resolvers = {
 _Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
 
 
-def _yaml_kind(value: Any) -> str:
-    """What a loaded YAML value is, for messages (``a string``, ``a number``, ``a list``, ...)."""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return f"a {type(value).__name__}"
-
-
 def load_yaml_entities(text: str) -> list[tuple[Any, Any]]:
     """``(value, node)`` for every entity of a YAML text: a document that is a mapping is one entity, a document
     that is a list holds one entity per item; several documents (``---``) are allowed. Raises ParseError with the
@@ -163,7 +148,7 @@ def load_yaml_entities(text: str) -> list[tuple[Any, Any]]:
         elif isinstance(data, list):
             out.extend(zip(data, node.value))
         else:
-            raise ParseError(f"top level is {_yaml_kind(data)}; expected an entity mapping or a list of entities")
+            raise ParseError(f"top level is {value_kind(data, mapping="a mapping", sequence="a list")}; expected an entity mapping or a list of entities")
     if not out:
         raise ParseError("empty YAML document: no entity")
     return out
@@ -186,7 +171,7 @@ def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str) -> t
         label = raw.get("preferred_label") if isinstance(raw, dict) else None
         where = f"entity {i}" + (f" ({label})" if label else "")
         if not isinstance(raw, dict):
-            problems.append((where, f"is {_yaml_kind(raw)}, expected a mapping"))
+            problems.append((where, f"is {value_kind(raw, mapping="a mapping", sequence="a list")}, expected a mapping"))
             continue
         try:
             ent = CustodianInstance.model_validate(raw)

@@ -90,11 +90,11 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
                  cache: EmbeddingCache | None = None) -> list[Chunk]:
     """Keywords, NER, per-chunk language, section embeddings, quality flags. KeyBERT reuses the chunk's passage
     vector (cached, so the embedding stage does not embed it again)."""
+    annotate_heritage(chunks, config)  # heritage mentions + coreference (entities.py) -> meta.mentioned_entities
     doc_vectors = None
     if embedder is not None and config.context.keywords.method == "keybert" and chunks:
         doc_vectors, _, _ = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)
     enrich_chunks(chunks, config, embedder, doc_vectors)
-    annotate_heritage(chunks, config)
     assess_quality(chunks, config)
     return chunks
 
