@@ -148,7 +148,8 @@ def load_yaml_entities(text: str) -> list[tuple[Any, Any]]:
         elif isinstance(data, list):
             out.extend(zip(data, node.value))
         else:
-            raise ParseError(f"top level is {value_kind(data, mapping='a mapping', sequence='a list')}; expected an entity mapping or a list of entities")
+            kind = value_kind(data, mapping="a mapping", sequence="a list")
+            raise ParseError(f"top level is {kind}; expected an entity mapping or a list of entities")
     if not out:
         raise ParseError("empty YAML document: no entity")
     return out
@@ -171,7 +172,8 @@ def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str) -> t
         label = raw.get("preferred_label") if isinstance(raw, dict) else None
         where = f"entity {i}" + (f" ({label})" if label else "")
         if not isinstance(raw, dict):
-            problems.append((where, f"is {value_kind(raw, mapping='a mapping', sequence='a list')}, expected a mapping"))
+            kind = value_kind(raw, mapping="a mapping", sequence="a list")
+            problems.append((where, f"is {kind}, expected a mapping"))
             continue
         try:
             ent = CustodianInstance.model_validate(raw)
