@@ -239,7 +239,7 @@ def evaluate_entities(gold_path: str | Path = DEFAULT_ENTITY_GOLD, gazetteer=Non
     for item in items:
         lang = item.get("lang", "und")
         texts = [m["text"] for m in item["messages"]]
-        predicted = annotate_texts(texts, gaz, lang=lang)
+        predicted = annotate_texts(texts, gaz)
         for mi, (msg, pred) in enumerate(zip(item["messages"], predicted)):
             gold = list(msg.get("mentions", []))
             unmatched = list(range(len(gold)))
