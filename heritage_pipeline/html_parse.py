@@ -13,11 +13,15 @@ standard library's ``HTMLParser`` over the raw HTML (:class:`_PositionMap`), whi
 * the raw offsets of ``<img>``/``<picture>``/``<svg>``/``<video>`` tags, ``<link rel=canonical>``, ``og:url``,
   ``<base href>`` and ``<html lang>``.
 
-Each docling item is aligned, in reading order, onto that visible text with whitespace ignored on both sides (docling
-re-joins inline elements with or without spaces). The alignment is monotonic: item *n* is searched only after the
-end of item *n-1*, so repeated text cannot jump backwards; a short needle is only searched in a window ahead of the
-cursor so that a word such as "Home" cannot drag the cursor to the page's end. Items that cannot be aligned keep a
-one-character span at the last aligned position and are counted in ``ParsedDocument.meta["unaligned_items"]``.
+Each docling item is aligned onto that visible text with whitespace ignored on both sides (docling re-joins inline
+elements with or without spaces) and typographic quotes and dashes folded (docling straightens them). Alignment
+(:meth:`_Aligner.align`) keeps reading order: texts of :data:`SHORT_NEEDLE` or more characters are anchors, each
+searched after the previous anchor, so repeated text cannot jump backwards; short texts ("Home", "Facebook") are
+searched only between the anchors around them, so they cannot drag the alignment to the page's end; an anchor that
+docling read out of source order is finally matched at its first occurrence. A long text that docling altered in
+the middle is matched by its first and last 20 characters. Items that cannot be aligned (texts docling takes from
+attributes, e.g. ``alt``) get a one-character span at the last aligned position, no element, and are counted in
+``ParsedDocument.meta["unaligned_items"]``.
 
 Layout tables (1990s pages, e-mail templates) are tables whose cells hold headings, nested tables or several
 paragraphs: docling emits them as a table *and* then emits the cell contents again as items. They are not rendered;
