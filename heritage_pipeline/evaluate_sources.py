@@ -114,7 +114,7 @@ def load_web_pairs(root: str | Path) -> list[WebPair]:
             # decoded by us first: lxml would read bytes without a charset declaration as Latin-1 (mojibake gold)
             gold_html = decode_bytes((d / "expected.html").read_bytes(), name=str(d / "expected.html")).text
             gold = lxml.html.fromstring(gold_html).text_content()
-            pairs.append(WebPair(f"readability/{d.name}", d / "source.html", gold, langs.get(d.name)))
+            pairs.append(WebPair(f"readability/{d.name}", d / "source.html", gold, langs.get(f"readability/{d.name}")))
     if not pairs:
         raise FileNotFoundError(f"{root}: no page/gold pairs (expected scrapinghub/*.html + *.gold.txt or readability/*/)")
     return pairs
