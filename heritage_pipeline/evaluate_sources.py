@@ -227,8 +227,23 @@ def same_entity(predicted, gold: dict[str, Any]) -> bool:
     return bool(set(predicted.ids) & set(gold.get("ids", ())))
 
 
-def evaluate_entities(gold_path: str | Path = DEFAULT_ENTITY_GOLD, gazetteer=None) -> dict[str, Any]:
-    """Micro P/R/F1 of heritage mentions on the gold set (see module docstring)."""
+def _rule_ner_baseline(texts: list[str]) -> list[list[Any]]:
+    """The pipeline's generic rule NER (:func:`heritage_pipeline.enrich.simple_ner`, label ORG) as a baseline:
+    every ORG name is a predicted mention of the entity of that name, type ``U`` (it has no types, no
+    identifiers, no abbreviations and no coreference)."""
+    from .enrich import simple_ner
+    from .entities import Mention
+
+    out = []
+    for t in texts:
+        names = simple_ner(t, ("ORG",)).get("ORG", [])
+        out.append([Mention(n, 0, 0, n, "U", "name") for n in names])
+    return out
+
+
+def evaluate_entities(gold_path: str | Path = DEFAULT_ENTITY_GOLD, gazetteer=None, method: str = "heritage") -> dict[str, Any]:
+    """Micro P/R/F1 of heritage mentions on the gold set (see module docstring). ``method``: ``heritage``
+    (:mod:`heritage_pipeline.entities`) or ``rule_ner`` (the generic ORG rules, :func:`_rule_ner_baseline`)."""
     from .entities import annotate_texts, default_gazetteer
 
     gaz = gazetteer or default_gazetteer()
@@ -239,7 +254,7 @@ def evaluate_entities(gold_path: str | Path = DEFAULT_ENTITY_GOLD, gazetteer=Non
     for item in items:
         lang = item.get("lang", "und")
         texts = [m["text"] for m in item["messages"]]
-        predicted = annotate_texts(texts, gaz)
+        predicted = annotate_texts(texts, gaz) if method == "heritage" else _rule_ner_baseline(texts)
         for mi, (msg, pred) in enumerate(zip(item["messages"], predicted)):
             gold = list(msg.get("mentions", []))
             unmatched = list(range(len(gold)))
@@ -277,13 +292,13 @@ def evaluate_entities(gold_path: str | Path = DEFAULT_ENTITY_GOLD, gazetteer=Non
                      "tp": tp, "predicted": n_pred, "gold": n_gold}
     return {"scores": scores, "type_accuracy": round(type_ok / type_n, 4) if type_n else None,
             "matched": type_n, "passages": len(items), "errors": errors, "gazetteer_entries": len(gaz),
-            "gold_file": str(gold_path)}
+            "gold_file": str(gold_path), "method": method}
 
 
 def entity_report(result: dict[str, Any]) -> str:
     s = result["scores"]
-    lines = [f"# Heritage entity mentions: {result['gold_file']} ({result['passages']} passages, {s['all']['gold']} gold "
-             f"mentions, gazetteer of {result['gazetteer_entries']} entities)", "",
+    lines = [f"# Heritage entity mentions ({result['method']}): {result['gold_file']} ({result['passages']} passages, "
+             f"{s['all']['gold']} gold mentions, gazetteer of {result['gazetteer_entries']} entities)", "",
              "| slice | precision | recall | F1 | TP | predicted | gold |", "|---|---:|---:|---:|---:|---:|---:|"]
     for k, v in s.items():
         if k.startswith("kind:"):
@@ -311,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("entities", help="heritage mention precision/recall on the hand-labelled set")
     e.add_argument("--gold", default=str(DEFAULT_ENTITY_GOLD), help="gold JSONL (default: the development set; "
                    "data/eval/entities/test.jsonl is the held-out set)")
+    e.add_argument("--method", choices=("heritage", "rule_ner"), default="heritage",
+                   help="heritage (entities.py) or rule_ner (the generic ORG rules of enrich.py, as a baseline)")
     e.add_argument("--gazetteer", action="append", help="registry file or folder for the gazetteer (repeatable; "
                    "default: the bundled data/raw/csv_registry and data/raw/yaml_instance)")
     e.add_argument("--out", help="folder for entity_eval.md / entity_eval.json")
@@ -321,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from .entities import default_gazetteer
 
-        result = evaluate_entities(args.gold, default_gazetteer(args.gazetteer) if args.gazetteer else None)
+        result = evaluate_entities(args.gold, default_gazetteer(args.gazetteer) if args.gazetteer else None, args.method)
         report, stem = entity_report(result), "entity_eval"
     print(report)
     if args.out:
