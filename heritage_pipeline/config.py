@@ -121,6 +121,8 @@ class WebsiteSourceConfig(_Strict):
     size_tokens: int = Field(default=300, ge=50, le=2000)
     max_tokens: int = Field(default=800, ge=50, le=4000)
     overlap_tokens: int = Field(default=50, ge=0, le=400)
+    # trafilatura selects the main content among docling's items; docling = docling's body layer only
+    main_content: Literal["trafilatura", "docling"] = "trafilatura"
 
 
 class ConversationSourceConfig(_Strict):
@@ -147,6 +149,9 @@ class EntitiesConfig(_Strict):
     keep: list[Literal["ORG", "PRODUCT", "LAW", "API", "CLASS", "FUNC"]] = Field(
         default=["ORG", "PRODUCT", "LAW", "API", "CLASS", "FUNC"]
     )
+    # heritage-institution mentions (meta.mentioned_entities / entity_types), see heritage_pipeline.entities
+    heritage: bool = True
+    gazetteer: list[str] = Field(default=["data/raw/csv_registry", "data/raw/yaml_instance"])
 
 
 class TablesConfig(_Strict):

@@ -5,7 +5,9 @@ into the raw JSON file. This parser walks objects and arrays in Python and deleg
 stdlib's C-accelerated ``scanstring`` and ``raw_decode``, so long message texts cost C time.
 
 Dicts and lists come back as :class:`SpannedDict` / :class:`SpannedList` (plain dict / list subclasses) with a
-``span`` attribute ``(start, end)`` in code points.
+``span`` attribute ``(start, end)`` in code points; ``SpannedDict.value_spans[key]`` and
+``SpannedList.item_spans[i]`` give the span of each member value (for a string: its literal, quotes included), and
+:func:`string_offsets` maps the characters of a decoded string back to raw offsets inside its literal.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ _DECODER = json.JSONDecoder()
 
 class SpannedDict(dict):
     span: tuple[int, int] = (0, 0)
+    value_spans: dict[str, tuple[int, int]]
 
 
 class SpannedList(list):
     span: tuple[int, int] = (0, 0)
+    item_spans: list[tuple[int, int]]
 
 
 class JSONSpanError(ValueError):
@@ -62,6 +66,7 @@ def _parse(text: str, i: int):
     ch = text[i]
     if ch == "{":
         obj = SpannedDict()
+        obj.value_spans = {}
         start = i
         i = _skip(text, i + 1)
         if i < len(text) and text[i] == "}":
@@ -74,8 +79,10 @@ def _parse(text: str, i: int):
             i = _skip(text, i)
             if i >= len(text) or text[i] != ":":
                 raise JSONSpanError(_where(text, i, "expected ':' after a property name"))
-            value, i = _parse(text, _skip(text, i + 1))
+            vstart = _skip(text, i + 1)
+            value, i = _parse(text, vstart)
             obj[key] = value
+            obj.value_spans[key] = (vstart, i)
             i = _skip(text, i)
             if i < len(text) and text[i] == ",":
                 i = _skip(text, i + 1)
@@ -86,14 +93,17 @@ def _parse(text: str, i: int):
             raise JSONSpanError(_where(text, i, "expected ',' or '}' in an object"))
     if ch == "[":
         arr = SpannedList()
+        arr.item_spans = []
         start = i
         i = _skip(text, i + 1)
         if i < len(text) and text[i] == "]":
             arr.span = (start, i + 1)
             return arr, i + 1
         while True:
+            vstart = i
             value, i = _parse(text, i)
             arr.append(value)
+            arr.item_spans.append((vstart, i))
             i = _skip(text, i)
             if i < len(text) and text[i] == ",":
                 i = _skip(text, i + 1)
@@ -106,3 +116,49 @@ def _parse(text: str, i: int):
         return scanstring(text, i + 1)
     value, end = _DECODER.raw_decode(text, i)
     return value, end
+
+
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def string_offsets(text: str, start: int) -> tuple[str, list[int]]:
+    """Decode the JSON string literal at ``text[start]`` (a ``"``) and return it with the raw offset of each of its
+    characters (an escape maps to the offset of its backslash; a surrogate pair to its first escape).
+
+    The decoded string equals :func:`json.loads` of the literal. Raises :class:`JSONSpanError` for a malformed literal.
+    """
+    if text[start : start + 1] != '"':
+        raise JSONSpanError(_where(text, start, "expected a string"))
+    out: list[str] = []
+    offs: list[int] = []
+    i = start + 1
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            return "".join(out), offs
+        if ch != "\\":
+            out.append(ch)
+            offs.append(i)
+            i += 1
+            continue
+        esc = text[i + 1 : i + 2]
+        if esc in _ESCAPES:
+            out.append(_ESCAPES[esc])
+            offs.append(i)
+            i += 2
+            continue
+        if esc == "u":
+            code = int(text[i + 2 : i + 6], 16)
+            width = 6
+            if 0xD800 <= code < 0xDC00 and text[i + 6 : i + 8] == "\\u":
+                low = int(text[i + 8 : i + 12], 16)
+                if 0xDC00 <= low < 0xE000:
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    width = 12
+            out.append(chr(code))
+            offs.append(i)
+            i += width
+            continue
+        raise JSONSpanError(_where(text, i, "invalid escape"))
+    raise JSONSpanError(_where(text, start, "unterminated string"))

@@ -10,6 +10,7 @@ identifiers (``scheme: value``). Spans come from the YAML node marks (code-point
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .config import REPO_ROOT
-from .structure import DerivedTextBuilder, ParsedDocument, ParseError, Section
+from .structure import DerivedTextBuilder, ParsedDocument, ParseError, Section, value_kind
 
 SCHEMA_ENUM = REPO_ROOT / "data" / "schema" / "meta" / "enums" / "InstitutionTypeCodeEnum.yaml"
 # GLAMORCUBESFIXPHDNT, as in the heritage_custodian LinkML schema (used when the schema file is not at hand).
@@ -116,23 +117,54 @@ def entity_text(e: CustodianInstance) -> str:
     return "\n".join(parts)
 
 
-def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str) -> tuple[ParsedDocument, list[tuple[str, str]]]:
-    """Parse a LinkML instance file. Returns (document, problems); raises ParseError for unreadable YAML."""
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with YAML 1.2 booleans: only ``true``/``false`` are booleans, so a country code ``NO`` or
+    an answer ``yes`` stays a string (YAML 1.1 turns ``yes/no/on/off`` into booleans: the "Norway problem")."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:bool"] for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
+
+def load_yaml_entities(text: str) -> list[tuple[Any, Any]]:
+    """``(value, node)`` for every entity of a YAML text: a document that is a mapping is one entity, a document
+    that is a list holds one entity per item; several documents (``---``) are allowed. Raises ParseError with the
+    line and column for invalid YAML, or when a document is neither a mapping nor a list."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        nodes = list(yaml.compose_all(text, Loader=_Loader))
+        docs = list(yaml.load_all(text, Loader=_Loader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         raise ParseError(f"invalid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
-    if data is None:
-        raise ParseError("empty YAML document")
-    if isinstance(data, dict):
-        entities, nodes = [data], [node]
-    elif isinstance(data, list):
-        entities, nodes = data, list(node.value)
-    else:
-        raise ParseError(f"top level is a {type(data).__name__}; expected an entity mapping or a list of entities")
+    out: list[tuple[Any, Any]] = []
+    for data, node in zip(docs, nodes):
+        if data is None:
+            continue
+        if isinstance(data, dict):
+            out.append((data, node))
+        elif isinstance(data, list):
+            out.extend(zip(data, node.value))
+        else:
+            kind = value_kind(data, mapping="a mapping", sequence="a list")
+            raise ParseError(f"top level is {kind}; expected an entity mapping or a list of entities")
+    if not out:
+        raise ParseError("empty YAML document: no entity")
+    return out
+
+
+def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str) -> tuple[ParsedDocument, list[tuple[str, str]]]:
+    """Parse a LinkML instance file into one standalone section (one chunk) per entity.
+
+    Returns (document, problems); a problem is ``("entity <i> (<label>)", "field <dotted.path>: <message>")`` for an
+    entity that fails :class:`CustodianInstance` validation (all failing fields are listed, at most five). Raises
+    :class:`ParseError` for unreadable YAML or a top level that is not an entity or a list of entities.
+    """
+    pairs = load_yaml_entities(text)
+    entities = [p[0] for p in pairs]
+    nodes = [p[1] for p in pairs]
     builder = DerivedTextBuilder()
     sections: list[Section] = []
     problems: list[tuple[str, str]] = []
@@ -140,14 +172,16 @@ def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str) -> t
         label = raw.get("preferred_label") if isinstance(raw, dict) else None
         where = f"entity {i}" + (f" ({label})" if label else "")
         if not isinstance(raw, dict):
-            problems.append((where, f"is a {type(raw).__name__}, expected a mapping"))
+            kind = value_kind(raw, mapping="a mapping", sequence="a list")
+            problems.append((where, f"is {kind}, expected a mapping"))
             continue
         try:
             ent = CustodianInstance.model_validate(raw)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or "<entity>"
-            problems.append((where, f"field {field}: {err['msg']}"))
+            errs = exc.errors()
+            msgs = [f"field {'.'.join(str(p) for p in e['loc']) or '<entity>'}: {e['msg']}" for e in errs[:5]]
+            more = f" (and {len(errs) - 5} more)" if len(errs) > 5 else ""
+            problems.append((where, "; ".join(msgs) + more))
             continue
         bi = builder.add("entity", entity_text(ent), n.start_mark.index, n.end_mark.index)
         if bi is None:
@@ -174,6 +208,7 @@ def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str) -> t
                     "has_identifiers": bool(ent.identifiers or ent.ghcid),
                     "has_collections": bool(ent.collections),
                     "mentioned_classes": ["CustodianCollection"] if ent.collections else [],
+                    "extra": _entity_extra(ent),
                 },
                 standalone=True,
                 key=_entity_key(ent, i),
@@ -182,6 +217,16 @@ def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str) -> t
     doc = ParsedDocument(doc_id=doc_id, source_path=source_path, source_type="yaml_instance", lang=lang,
                          text=builder.text, blocks=builder.blocks, sections=sections, text_is_raw=False)
     return doc, problems
+
+
+def _entity_extra(ent: CustodianInstance) -> dict[str, str]:
+    """Flat string metadata of an entity: ``slot:preferred_label`` and ``identifier:<scheme>`` (values joined by
+    ``; ``), read by the heritage gazetteer (:mod:`heritage_pipeline.entities`)."""
+    extra = {"slot:preferred_label": ent.preferred_label}
+    for ident in ent.identifiers:
+        key = f"identifier:{ident.identifier_scheme}"
+        extra[key] = f"{extra[key]}; {ident.identifier_value}" if key in extra else ident.identifier_value
+    return extra
 
 
 def _entity_key(ent: CustodianInstance, i: int) -> str:

@@ -24,7 +24,7 @@ from .markdown import parse_markdown
 from .models import QuarantineRecord
 from .registry import parse_registry
 from .structure import Block, ParsedDocument, ParseError, Section
-from .website import classify_section
+from .website import parse_website
 
 
 @dataclass
@@ -69,11 +69,8 @@ def parse_source(src: RawSource, config: ChunkingConfig) -> ParseOutcome:
         elif src.source_type == "website":
             if suffix not in (".html", ".htm", ".xhtml"):
                 raise ParseError(f"website sources must be HTML, got {suffix or 'no extension'}")
-            doc = parse_html(src.text, doc_id=doc_id, source_path=src.path, lang=src.lang, source_type="website",
-                             max_level=config.hierarchy.max_level)
-            for sec in doc.sections:
-                body = doc.text[doc.blocks[sec.first].start : doc.blocks[sec.last - 1].content_end]
-                sec.meta["section_type"] = classify_section(sec.anchors, body)
+            doc = parse_website(src.text, doc_id=doc_id, source_path=src.path, lang=src.lang,
+                                max_level=config.hierarchy.max_level, main_content=config.sources.website.main_content)
         elif src.source_type == "conversation":
             doc, problems = parse_conversations(src.text, doc_id=doc_id, source_path=src.path, lang=src.lang,
                                                 cfg=config.sources.conversation)

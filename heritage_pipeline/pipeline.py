@@ -20,6 +20,7 @@ from .dedup import DedupRecord, dedup_chunks
 from .discovery import RawSource
 from .embedding import EmbeddingCache, embed_with_cache
 from .enrich import enrich_chunks
+from .entities import annotate_heritage
 from .linkml import type_label
 from .models import Chunk, QuarantineRecord, chunk_to_json
 from .parsing import parse_source
@@ -89,6 +90,7 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
                  cache: EmbeddingCache | None = None) -> list[Chunk]:
     """Keywords, NER, per-chunk language, section embeddings, quality flags. KeyBERT reuses the chunk's passage
     vector (cached, so the embedding stage does not embed it again)."""
+    annotate_heritage(chunks, config)  # heritage mentions + coreference (entities.py) -> meta.mentioned_entities
     doc_vectors = None
     if embedder is not None and config.context.keywords.method == "keybert" and chunks:
         doc_vectors, _, _ = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)

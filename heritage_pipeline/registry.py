@@ -1,11 +1,19 @@
 """CSV/TSV registries -> one section (one chunk) per row, columns mapped to LinkML slots.
 
-The file is decoded with its real encoding by discovery (UTF-8 with or without BOM, CP1252/Latin-1 detected).
-The delimiter is sniffed among ``, ; TAB |``. Tab-separated files are read without quote processing (Wikidata
-exports contain labels such as ``\\"Jan van Arkel\\`` that a quoting reader would merge with following rows).
-The mapping is chosen by header from ``configs/csv_mappings.yaml``; unmapped columns go to ``meta.extra``.
-Ragged rows keep the cells they have (missing cells are empty, surplus cells become ``column_<n>``). A row the
-reader cannot parse is reported as a problem; the other rows proceed. Each row's span is its character range.
+The file is decoded with its real encoding by discovery (UTF-8 with or without BOM, CP1252/Latin-1 detected, see
+:func:`heritage_pipeline.text.decode_bytes`). The delimiter is sniffed among ``, ; TAB |``
+(:func:`sniff_delimiter`). Tab-separated files are read without quote processing (Wikidata exports contain labels
+such as ``\\"Jan van Arkel\\`` that a quoting reader would merge with the following rows); in other files a record
+whose unbalanced quote runs over several lines (:func:`_swallowed_rows`) is reported and that one line is re-read
+without quote processing, so it cannot swallow the rest of the file.
+
+The mapping is chosen by header from ``configs/csv_mappings.yaml`` (the first mapping whose ``match`` columns are
+all present); unmapped columns go to ``meta.extra`` under their own name, mapped ones as ``slot:<slot>``. Chunk
+text is ``slot: value`` lines. ``data_tier`` comes from the mapping: ``TIER_1_AUTHORITATIVE`` for official
+registries, ``TIER_2_VERIFIED`` for the Wikidata export (as the schema's ``DataTierEnum`` classes Wikidata).
+Ragged rows keep the cells they have (missing cells are empty, surplus cells become ``column_<n>``). A row the reader
+cannot parse is reported as a problem (quarantined by the caller as ``<file>#row N (line L)``); the other rows
+proceed. Each row's span is its character range in the decoded file, line ending excluded.
 """
 
 from __future__ import annotations
@@ -71,14 +79,31 @@ class _LineReader:
         return line
 
 
-def sniff_delimiter(text: str) -> str:
-    """The delimiter among ``, ; TAB |`` that best fits the first lines (csv.Sniffer, then a count fallback)."""
-    sample = "\n".join(text.splitlines()[:20])
-    try:
-        return csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
-    except csv.Error:
-        header = text.splitlines()[0] if text else ""
-        return max(",;\t|", key=header.count) if header else ","
+DELIMITERS = ",;\t|"
+
+
+def sniff_delimiter(text: str, sample_lines: int = 50) -> str:
+    """The delimiter among ``, ; TAB |`` under which the first ``sample_lines`` non-blank lines split most
+    consistently: the share of rows with as many fields as the header (ragged rows lower it), then the number of
+    header fields; a delimiter that leaves the header in one field never wins. Falls back to ``,``.
+
+    Written here instead of ``csv.Sniffer``, which guesses from character frequencies and picks the wrong
+    delimiter on registries whose values contain commas (``"Amsterdam, NL"``) or on files of a single row.
+    """
+    lines = [ln for ln in text.splitlines()[: sample_lines * 2] if ln.strip()][:sample_lines]
+    best, best_score = ",", (-1.0, 0)
+    for d in DELIMITERS:
+        quoting = csv.QUOTE_NONE if d == "\t" else csv.QUOTE_MINIMAL
+        try:
+            counts = [len(r) for r in csv.reader(lines, delimiter=d, quoting=quoting, strict=False)]
+        except csv.Error:
+            continue
+        if not counts or counts[0] < 2:
+            continue
+        score = (sum(c == counts[0] for c in counts) / len(counts), counts[0])
+        if score > best_score:
+            best, best_score = d, score
+    return best
 
 
 def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
@@ -113,18 +138,26 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         except csv.Error as exc:
             row_no += 1
             problems.append((f"row {row_no} (line {text.count(chr(10), 0, start) + 1})", f"cannot be parsed: {exc}"))
+            lines.pos = _line_end(text, start)  # skip the offending line only; the reader resynchronises there
             continue
         end = lines.pos
         row_no += 1
+        if quoting != csv.QUOTE_NONE and _swallowed_rows(text[start:end], delimiter):
+            # an unbalanced quote swallowed the following lines: report it and read that one line without quoting
+            line_end = _line_end(text, start)
+            problems.append((f"row {row_no} (line {text.count(chr(10), 0, start) + 1})",
+                             f"unbalanced quote (the record ran over {text.count(chr(10), start, end)} lines); the "
+                             "line was read without quote processing"))
+            row = next(csv.reader([text[start:line_end].rstrip("\r\n")], delimiter=delimiter, quoting=csv.QUOTE_NONE))
+            end = line_end
+            lines.pos = line_end
         if not any(c.strip() for c in row):
             continue
         slots, extra = _map_row(header, row, mapping)
         body = "\n".join(f"{slot}: {value}" for slot, value in slots.items())
         if not body:
             body = "\n".join(f"{k}: {v}" for k, v in extra.items())
-        raw_end = end
-        while raw_end > start and text[raw_end - 1] in "\r\n":
-            raw_end -= 1
+        raw_end = _trim_end(text, start, end)
         bi = builder.add("registry_row", body, start, raw_end)
         if bi is None:
             continue
@@ -158,6 +191,32 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
     return doc, problems
 
 
+def _swallowed_rows(record: str, delimiter: str) -> bool:
+    """A record that runs over several lines because of an unbalanced quote, not a legitimate multi-line value:
+    read strictly, its "closing" quote is followed by text (it was the opening quote of a later field) or never
+    comes (end of data). A legitimate quoted value closes right before a delimiter or the line end."""
+    body = record.rstrip("\r\n")
+    if "\n" not in body and "\r" not in body:
+        return False
+    try:
+        list(csv.reader([body], delimiter=delimiter, strict=True))
+    except csv.Error:
+        return True
+    return False
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Offset just after the line ending of the physical line holding ``pos`` (or the end of the text)."""
+    m = _LINE_END.search(text, pos)
+    return m.end() if m else len(text)
+
+
+def _trim_end(text: str, start: int, end: int) -> int:
+    while end > start and text[end - 1] in "\r\n":
+        end -= 1
+    return end
+
+
 def _pick_mapping(header: list[str], mappings: dict[str, RegistryMapping]) -> tuple[str, RegistryMapping | None]:
     present = set(header)
     for name, m in mappings.items():
@@ -170,7 +229,7 @@ def _map_row(header: list[str], row: list[str], mapping: RegistryMapping | None)
     slots: dict[str, str] = {}
     extra: dict[str, str] = {}
     for i, cell in enumerate(row):
-        value = cell.strip()
+        value = _LINE_END.sub(" ", cell.strip())  # a multi-line value stays one `slot: value` line
         col = header[i] if i < len(header) and header[i] else f"column_{i + 1}"
         if not value:
             continue

@@ -21,6 +21,24 @@ class ParseError(ValueError):
     """A whole file cannot be used; the message names the problem (callers prefix the file name)."""
 
 
+def value_kind(value: Any, *, mapping: str = "an object", sequence: str = "an array") -> str:
+    """What a parsed JSON/YAML value is, with its article, for error messages (``a string``, ``an object``,
+    ``null``); ``mapping``/``sequence`` name dicts and lists in the format's own words (YAML: a mapping, a list)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return mapping
+    if isinstance(value, list):
+        return sequence
+    return f"a {type(value).__name__}"
+
+
 # Block kinds. Atomic kinds are never cut when they fit under the hard maximum.
 ATOMIC_KINDS = frozenset({"code", "table", "html_table", "blockquote", "admonition", "front_matter", "html"})
 

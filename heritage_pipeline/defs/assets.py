@@ -178,6 +178,7 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
         "dagster/row_count": len(items),
         "with_keywords": sum(1 for c in items if c.meta.keywords),
         "with_entities": sum(1 for c in items if c.meta.entities),
+        "with_heritage_mentions": sum(1 for c in items if c.meta.mentioned_entities),
         "distinct_breadcrumbs": len(crumbs),
         "chunk_languages": dg.MetadataValue.json(dict(Counter(c.meta.lang for c in items))),
     })
