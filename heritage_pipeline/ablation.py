@@ -55,7 +55,7 @@ class AblationResult:
     paths: dict[str, str] = field(default_factory=dict)
 
 
-def _chunk_corpus(docs: list[CorpusDoc], cfg: ChunkingConfig, mode: str, size: int, overlap: float, lang: str):
+def chunk_corpus(docs: list[CorpusDoc], cfg: ChunkingConfig, mode: str, size: int, overlap: float, lang: str):
     grid_cfg = cfg.model_copy(update={
         "mode": mode,
         "sliding_window": cfg.sliding_window.model_copy(update={"size_tokens": size, "overlap_ratio": overlap}),
@@ -129,7 +129,7 @@ def evaluate_language(lang: str, questions: list[GoldenQuestion], docs: list[Cor
         for size in abl.sizes:
             for overlap in abl.overlaps:
                 t0 = time.perf_counter()
-                chunks = _chunk_corpus(docs, cfg, mode, size, overlap, lang)
+                chunks = chunk_corpus(docs, cfg, mode, size, overlap, lang)
                 vectors, _, _ = embed_with_cache(embedder, [c.embedding_text() for c in chunks], cache)
                 with tempfile.TemporaryDirectory(prefix="ablation-") as tmp:
                     tbl = _build_table(Path(tmp), chunks, vectors, lang)
@@ -278,6 +278,42 @@ def distractor_docs(paths: list[Path], lang: str | None, max_chars: int | None, 
         total += len(text)
         if max_chars is not None and total >= max_chars:
             break
+    return out
+
+
+def default_distractors(data_root: str | Path, lang: str, max_chars: int, corpora: list[str],
+                        max_file_chars: int = 50_000) -> list[CorpusDoc]:
+    """A fixed, deterministic sample of distractor documents of one language from a data folder.
+
+    ``corpora``: glob patterns of corpus folders relative to ``data_root`` (e.g. ``docs``, ``legal_*/raw``,
+    ``faq``). A Markdown file belongs to language ``lang`` when a folder in its path is named ``lang`` or ends
+    in ``_<lang>`` (``docs/fastapi/fr``, ``legal_fr/raw``). Files are taken whole, in sorted path order, one
+    from each corpus in turn (so docs, legal and FAQ text are mixed evenly), skipping files over
+    ``max_file_chars`` characters, until ``max_chars`` characters are reached. Doc ids are
+    ``distractor/<path relative to data_root>``.
+    """
+    root = Path(data_root)
+    queues: list[list[Path]] = []
+    for pattern in corpora:
+        for base in sorted(root.glob(pattern)):
+            files = sorted(p for p in base.rglob("*.md") if p.is_file()
+                           and any(part == lang or part.endswith("_" + lang) for part in p.relative_to(root).parts[:-1]))
+            if files:
+                queues.append(files)
+    out: list[CorpusDoc] = []
+    total = 0
+    pos = [0] * len(queues)
+    while total < max_chars and any(pos[i] < len(q) for i, q in enumerate(queues)):
+        for i, q in enumerate(queues):
+            while pos[i] < len(q) and total < max_chars:
+                p = q[pos[i]]
+                pos[i] += 1
+                text = p.read_text(encoding="utf-8", errors="replace").removeprefix("\ufeff")
+                if len(text) > max_file_chars or not text.strip():
+                    continue
+                out.append(CorpusDoc(f"distractor/{p.relative_to(root).as_posix()}", text, False))
+                total += len(text)
+                break
     return out
 
 

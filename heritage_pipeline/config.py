@@ -251,6 +251,9 @@ class EmbedderConfig(_Strict):
     context_prefix: Literal["none", "breadcrumb", "heritage", "both"] = "breadcrumb"
     long_text: Literal["window_mean", "error"] = "window_mean"
     window_overlap_tokens: int = Field(default=32, ge=0, le=128)
+    # How the model runs (heritage_pipeline.embedding): torch (sentence-transformers), onnx-int8 (the same model
+    # exported and int8-quantised locally, ONNX Runtime) or model2vec (static model distilled locally).
+    backend: Literal["torch", "onnx-int8", "model2vec"] = "torch"
 
 
 class LanceDBConfig(_Strict):
