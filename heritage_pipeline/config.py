@@ -259,6 +259,12 @@ class EmbedderConfig(_Strict):
 class LanceDBConfig(_Strict):
     uri: str = "data/output/lancedb"
     table: str = "chunks"
+    # Hybrid search (heritage_pipeline.index.WeightedRRFReranker): weighted reciprocal-rank fusion of the vector
+    # and BM25 lists, each fetched to `candidates` rows; the ablation measures the same settings.
+    rrf_k: int = Field(default=60, ge=1)
+    vector_weight: float = Field(default=1.0, ge=0.0)
+    fts_weight: float = Field(default=1.0, ge=0.0)
+    candidates: int = Field(default=50, ge=1, le=1000)
 
 
 class AblationConfig(_Strict):
@@ -272,6 +278,14 @@ class AblationConfig(_Strict):
     bootstrap_samples: int = Field(default=1000, ge=0)
     seed: int = 13
     k: int = Field(default=10, ge=5)
+    # Default distractors when the CLI gets no --distractors: corpus folders (globs relative to the golden set's
+    # data root, i.e. <golden>/../..) whose Markdown files of the language are sampled (heritage_pipeline.ablation).
+    distractor_corpora: list[str] = Field(default=["docs", "legal_*/raw", "faq"])
+    distractor_max_file_chars: int = Field(default=50_000, ge=1)
+    budget_tokens: int = Field(default=2000, ge=1)  # context-budget metric: answer within the first N tokens
+    # Embedders compared at the recommended setting of each language (vector and hybrid retrieval), e.g.
+    # [{model: minilm, backend: torch}, {model: minilm, backend: onnx-int8}, {model: use-multilingual}].
+    embedder_candidates: list[EmbedderConfig] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _ranges(self) -> "AblationConfig":
