@@ -277,8 +277,10 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             update[key] = [cast(v) for v in value.split(",") if v]
     if args.distractor_chars is not None:
         update["distractor_chars"] = args.distractor_chars
-    if args.no_embedder_comparison:
-        update["embedder_candidates"] = []
+    if args.compare_embedders and not pcfg.ablation.embedder_candidates:
+        from .bench_embed import CANDIDATES
+
+        update["embedder_candidates"] = [c.model_dump() for c in CANDIDATES.values()]
     abl = type(pcfg.ablation).model_validate({**pcfg.ablation.model_dump(), **update})
     golden: dict[str, Path] = {}
     for g in args.golden:
@@ -382,7 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--distractor-chars", type=int, default=300_000,
                    help="characters of default distractors per language (default: 300000, the issue-6 protocol)")
     a.add_argument("--cache", help="embedding cache file (default: <out>/embeddings.sqlite)")
-    a.add_argument("--no-embedder-comparison", action="store_true", help="skip ablation.embedder_candidates")
+    a.add_argument("--compare-embedders", action="store_true",
+                   help="also compare embedders at each language's recommended setting (ablation.embedder_candidates, "
+                        "default: MiniLM torch / ONNX int8 / model2vec and multilingual USE)")
     a.add_argument("--out", required=True, help="report folder")
     a.set_defaults(func=cmd_ablate)
 

@@ -166,28 +166,32 @@ class WindowedEmbedder:
     def _encode(self, texts: list[str]) -> np.ndarray:
         raise NotImplementedError
 
-    def windows(self, text: str) -> list[str]:
-        """Cut ``text`` into substrings of at most :attr:`window` word pieces (``[text]`` when it fits).
-
-        Raises ValueError when the text is too long and ``long_text`` is ``error``.
+    def window_spans(self, text: str) -> list[tuple[int, int]]:
+        """Half-open character spans ``[start, end)`` of the windows of ``text`` (``[(0, len(text))]`` when it
+        fits). Windows hold at most :attr:`window` word pieces; consecutive windows share ``window_overlap_tokens``
+        pieces. Raises ValueError when the text is too long and ``long_text`` is ``error``.
         """
         if not self.max_tokens:
-            return [text]
+            return [(0, len(text))]
         offs = self._offsets(text)
         n = len(offs)
         w = self.window
         if n <= w:
-            return [text]
+            return [(0, len(text))]
         if self.long_text == "error":
             raise ValueError(f"text of {n} word pieces exceeds the {self.model_id} window of {self.max_tokens}")
         step = max(1, w - self.overlap)
         out = []
         for s in range(0, n, step):
             e = min(n, s + w)
-            out.append(text[offs[s][0] : offs[e - 1][1]])
+            out.append((offs[s][0], offs[e - 1][1]))
             if e == n:
                 break
         return out
+
+    def windows(self, text: str) -> list[str]:
+        """The window substrings of ``text`` (see :meth:`window_spans`)."""
+        return [text[s:e] for s, e in self.window_spans(text)]
 
     def _encode_sorted(self, texts: list[str]) -> np.ndarray:
         """Encode in batches of similar length (longest first), return rows in input order."""
