@@ -266,6 +266,28 @@ def _where(filters: dict[str, str] | None) -> str | None:
     return " AND ".join(f"{k} = {_quote(v)}" for k, v in sorted(filters.items()) if v is not None) or None
 
 
+TIE_DECIMALS = 6  # scores equal to 6 decimals are ties (float32 arithmetic differs between engines)
+
+
+def tie_key(score: float) -> float:
+    """Sort key that treats scores equal to :data:`TIE_DECIMALS` decimals as ties (broken by chunk id)."""
+    return round(float(score), TIE_DECIMALS)
+
+
+def rrf_fuse(ranked_lists: list[list[str]], weights: list[float], k: int = 60) -> list[tuple[str, float]]:
+    """Weighted reciprocal-rank fusion of ranked id lists: ``score(d) = sum_i w_i / (k + rank_i(d))`` (1-based
+    ranks; a list where ``d`` is absent adds nothing). Returns ``(id, score)`` sorted by score, then id.
+
+    Source: Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual rank learning
+    methods", SIGIR 2009 (k = 60, equal weights); the per-list weights are the usual weighted variant.
+    """
+    score: dict[str, float] = defaultdict(float)
+    for ids, w in zip(ranked_lists, weights):
+        for rank, d in enumerate(ids, 1):
+            score[d] += w / (k + rank)
+    return sorted(score.items(), key=lambda x: (-tie_key(x[1]), x[0]))
+
+
 class WeightedRRFReranker:
     """Reciprocal-rank fusion of a vector list and a BM25 list with per-list weights, as a LanceDB reranker.
 
@@ -288,13 +310,16 @@ class WeightedRRFReranker:
                 return f"WeightedRRFReranker(k={self.k}, vector_weight={self.wv}, fts_weight={self.wf})"
 
             def rerank_hybrid(self, query, vector_results: pa.Table, fts_results: pa.Table):
-                score: dict[int, float] = defaultdict(float)
-                for res, w in ((vector_results, self.wv), (fts_results, self.wf)):
-                    if res is not None and res.num_rows:
-                        for rank, rid in enumerate(res["_rowid"].to_pylist(), 1):
-                            score[rid] += w / (self.k + rank)
+                lists = []  # each list in its own order, ties broken by id (LanceDB leaves tie order open)
+                for res, col, sign in ((vector_results, "_distance", 1.0), (fts_results, "_score", -1.0)):
+                    if res is None or not res.num_rows:
+                        lists.append([])
+                    else:
+                        pairs = zip(res[col].to_pylist(), res["id"].to_pylist())
+                        lists.append([i for _, i in sorted(pairs, key=lambda p: (tie_key(sign * p[0]), p[1]))])
+                score = dict(rrf_fuse(lists, [self.wv, self.wf], self.k))
                 merged = self.merge_results(vector_results, fts_results)
-                merged = merged.append_column("_relevance_score", pa.array([score[r] for r in merged["_rowid"].to_pylist()],
+                merged = merged.append_column("_relevance_score", pa.array([score[i] for i in merged["id"].to_pylist()],
                                                                            type=pa.float64()))
                 merged = merged.sort_by([("_relevance_score", "descending"), ("id", "ascending")])
                 return self._keep_relevance_score(merged)
@@ -325,7 +350,7 @@ def search_table(tbl, query: str, *, mode: str = "hybrid", k: int = 10, query_ve
     where = _where(filters)
     col = lang_column(fts_lang) if fts_lang and lang_column(fts_lang) in tbl.schema.names else "search_text"
     depth = max(k, candidates or k)
-    cols = [c for c in columns if c in tbl.schema.names]
+    cols = ["id"] + [c for c in columns if c != "id" and c in tbl.schema.names]  # fusion matches rows by id
 
     def fts_query(limit: int):
         q = tbl.search(query, query_type="fts", fts_columns=col)
@@ -364,7 +389,7 @@ def search_table(tbl, query: str, *, mode: str = "hybrid", k: int = 10, query_ve
             return []
         raise
     out = [{**{c: r.get(c) for c in cols}, "score": s} for s, r in scored]
-    out.sort(key=lambda r: (-r["score"], r["id"]))
+    out.sort(key=lambda r: (-tie_key(r["score"]), r["id"]))
     return out
 
 

@@ -124,3 +124,30 @@ def test_small_end_to_end_run_writes_a_complete_deterministic_report(tmp_path):
     assert json.loads((tmp_path / "a" / "ablation.json").read_text()) == results[0].rows
     md = (tmp_path / "a" / "ablation.md").read_text()
     assert "## Recommendation" in md and "**★**" in md
+
+
+def test_bulk_rankings_equal_the_index_search(tmp_path):
+    """rank_all (numpy cosine + rrf_fuse) ranks exactly like search_table through LanceDB (vector, fts, hybrid)."""
+    from heritage_pipeline.ablation import CorpusDoc, chunk_corpus, rank_all
+    from heritage_pipeline.evaluation import GoldenQuestion
+    from heritage_pipeline.index import chunk_rows, open_table, search_table, write_partitions
+
+    topics = ["rivers and lakes", "museums and paintings", "railways and stations", "archives and records",
+              "libraries and books", "castles and towers"]
+    docs = [CorpusDoc(f"d{i}", f"# {t}\n\n" + " ".join(f"{t} fact{j}." for j in range(40)), True)
+            for i, t in enumerate(topics)]
+    chunks = chunk_corpus(docs, load_chunking_config(), "sliding", 300, 0.15, "en")
+    emb = BagOfWords()
+    vecs, _ = emb.embed_passages([c.embedding_text() for c in chunks])
+    write_partitions(str(tmp_path), "chunks", {"en|document": chunk_rows(chunks, vecs, "en|document", langs=["en"])})
+    tbl = open_table(str(tmp_path), "chunks")
+    qs = [GoldenQuestion(f"q{i}", f"where are the {t}?", "en", "d0", 0, 1, "x", 0) for i, t in enumerate(topics)]
+    qvecs = emb.embed_queries([q.question for q in qs])
+    abl = AblationConfig()
+    lcfg = LanceDBConfig(rrf_k=5, vector_weight=0.5, candidates=20)
+    ranked = rank_all(tbl, qs, qvecs, chunks, vecs, "en", abl, lcfg)
+    for i, q in enumerate(qs):
+        for retriever, mode in (("bm25", "fts"), ("vector", "vector"), ("hybrid", "hybrid")):
+            via_index = search_table(tbl, q.question, mode=mode, k=10, query_vector=qvecs[i], fts_lang="en",
+                                     candidates=20, rrf_k=5, vector_weight=0.5)
+            assert [h["id"] for h in via_index] == [d for d, _ in ranked[retriever][q.qid]], (retriever, q.question)
