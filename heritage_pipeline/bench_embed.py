@@ -6,7 +6,8 @@ Passages are the real chunks of the golden documents (hybrid mode, 600 cl100k to
 pipeline embeds), the same list for every candidate. For each candidate it prints
 
 * ``passages/s`` = passages / wall time of :func:`heritage_pipeline.embedding.embed_with_cache` on an empty cache
-  (windowing, batching, model, window mean: everything the embedding stage does), best of ``--repeat`` runs;
+  (windowing, batching, model, window mean: everything the embedding stage does), best of ``--repeat`` rounds
+  (each round runs every candidate once, interleaved, so load changes hit all candidates alike);
 * ``model_s`` = time inside the model calls; ``overhead`` = (wall - model_s) / model_s (target: <= 10%);
 * ``ratio`` = passages/s over the torch baseline's, measured in the same process one after the other (the machine
   is shared: compare ratios from one run, not absolute numbers across runs);
@@ -60,14 +61,16 @@ def run(golden_dirs: list[Path], limit: int, repeat: int, names: list[str]) -> l
     texts = bench_passages(golden_dirs, limit)
     kb = sum(len(t.encode()) for t in texts) / 1000
     rows: list[dict] = []
-    ref = None
+    embedders, load_s, best = {}, {}, {}
     for name in names:
         t0 = time.perf_counter()
-        emb = make_embedder(CANDIDATES[name])
-        load_s = time.perf_counter() - t0
-        emb.embed_passages(texts[:4])  # warm-up (lazy weights, thread pools)
-        best = None
-        for _ in range(repeat):
+        embedders[name] = make_embedder(CANDIDATES[name])
+        load_s[name] = time.perf_counter() - t0
+        embedders[name].embed_passages(texts[:4])  # warm-up (lazy weights, thread pools)
+    # Rounds interleave the candidates, so a change of machine load hits all of them alike; best round is kept.
+    for _ in range(repeat):
+        for name in names:
+            emb = embedders[name]
             emb.model_seconds = 0.0
             with tempfile.TemporaryDirectory() as tmp:
                 cache = EmbeddingCache(Path(tmp) / "c.sqlite")
@@ -75,15 +78,16 @@ def run(golden_dirs: list[Path], limit: int, repeat: int, names: list[str]) -> l
                 vecs, wins, _ = embed_with_cache(emb, texts, cache)
                 wall = time.perf_counter() - t
                 cache.close()
-            if best is None or wall < best[0]:
-                best = (wall, emb.model_seconds, vecs, wins)
-        wall, model_s, vecs, wins = best
+            if name not in best or wall < best[name][0]:
+                best[name] = (wall, emb.model_seconds, vecs, wins)
+    ref = best["minilm-torch"][2] if "minilm-torch" in best else None
+    for name in names:
+        emb = embedders[name]
+        wall, model_s, vecs, wins = best[name]
         row = {"candidate": name, "model_id": emb.model_id, "dim": emb.dim, "passages": len(texts),
-               "windows": int(sum(wins)), "kb": round(kb, 1), "load_s": round(load_s, 1), "wall_s": round(wall, 2),
+               "windows": int(sum(wins)), "kb": round(kb, 1), "load_s": round(load_s[name], 1), "wall_s": round(wall, 2),
                "passages_per_s": round(len(texts) / wall, 2), "kb_per_s": round(kb / wall, 2),
                "model_s": round(model_s, 2), "overhead": round((wall - model_s) / model_s, 4) if model_s else None}
-        if name == "minilm-torch":
-            ref = vecs
         if ref is not None and name.startswith("minilm") and vecs.shape == ref.shape:
             cos = (vecs * ref).sum(axis=1)
             row["cos_vs_torch_mean"] = round(float(cos.mean()), 4)
