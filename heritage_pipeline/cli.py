@@ -377,7 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: a fixed sample of ablation.distractor_chars characters of that language from the golden "
                    "folder's data root: docs, legal, FAQ)")
     a.add_argument("--max-questions", type=int, default=None, help="evaluate at most N questions per language")
-    a.add_argument("--modes", help="comma-separated chunking modes (default: ablation.modes in pipeline.yaml)")
+    a.add_argument("--modes", default="hierarchical,sliding,hybrid",
+                   help="comma-separated chunking modes (default: all three; the bundled run's asset uses ablation.modes)")
     a.add_argument("--sizes", help="comma-separated chunk sizes in cl100k tokens (default: ablation.sizes)")
     a.add_argument("--overlaps", help="comma-separated overlap ratios (default: ablation.overlaps)")
     a.add_argument("--retrievers", help="comma-separated retrievers: bm25, vector, hybrid (default: all)")

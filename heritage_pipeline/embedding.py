@@ -257,7 +257,8 @@ class SentenceTransformerEmbedder(WindowedEmbedder):
                 f"embedder model {model!r} cannot be loaded offline ({type(exc).__name__}: {exc}); use 'minilm', "
                 "'use-multilingual' or a local sentence-transformers folder"
             ) from None
-        self.dim = int(self.model.get_sentence_embedding_dimension())
+        get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        self.dim = int(get_dim())
         self.max_tokens = int(self.model.max_seq_length)
         import torch
 

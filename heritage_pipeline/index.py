@@ -378,7 +378,7 @@ def search_table(tbl, query: str, *, mode: str = "hybrid", k: int = 10, query_ve
                  .rerank(WeightedRRFReranker(rrf_k, vector_weight, fts_weight)))
             if where:
                 q = q.where(where, prefilter=True)
-            rows = q.select(cols).limit(depth).to_arrow().to_pylist()[:k]
+            rows = q.select(cols).limit(depth).to_arrow().to_pylist()[:k]  # lance warns that _score/_distance are not selected: they cannot be, in a hybrid query
             scored = [(float(r["_relevance_score"]), r) for r in rows]
         else:
             raise ValueError(f"unknown search mode {mode!r}: use hybrid, vector or fts")
