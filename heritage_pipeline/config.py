@@ -69,7 +69,7 @@ class HierarchyConfig(_Strict):
 class SlidingWindowConfig(_Strict):
     """Window sizes in cl100k tokens; ``overlap_ratio`` is a fraction of ``size_tokens``."""
 
-    size_tokens: int = Field(default=700, ge=SIZE_RANGE[0], le=SIZE_RANGE[1])
+    size_tokens: int = Field(default=600, ge=SIZE_RANGE[0], le=SIZE_RANGE[1])
     overlap_ratio: float = Field(default=0.20, ge=OVERLAP_RANGE[0], le=OVERLAP_RANGE[1])
     adaptive_overlap: bool = False
     split_factor: float = Field(default=1.5, ge=1.0, le=4.0)
@@ -282,7 +282,6 @@ class AblationConfig(_Strict):
     # data root, i.e. <golden>/../..) whose Markdown files of the language are sampled (heritage_pipeline.ablation).
     distractor_corpora: list[str] = Field(default=["docs", "legal_*/raw", "faq"])
     distractor_max_file_chars: int = Field(default=50_000, ge=1)
-    budget_tokens: int = Field(default=2000, ge=1)  # context-budget metric: answer within the first N tokens
     # Embedders compared at the recommended setting of each language (vector and hybrid retrieval), e.g.
     # [{model: minilm, backend: torch}, {model: minilm, backend: onnx-int8}, {model: use-multilingual}].
     embedder_candidates: list[EmbedderConfig] = Field(default_factory=list)

@@ -165,3 +165,28 @@ def test_weighted_rrf_formula():
 def test_missing_index_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="no LanceDB table"):
         search(str(tmp_path / "none"), "chunks", "q", mode="fts")
+
+
+def test_search_command_prints_ranked_hits_and_json(tmp_path, capsys):
+    """`heritage-pipeline search` on an index built with the configured embedder (multilingual USE)."""
+    import json
+
+    from heritage_pipeline.cli import main
+    from heritage_pipeline.config import load_pipeline_config
+    from heritage_pipeline.embedding import make_embedder
+
+    emb = make_embedder(load_pipeline_config().embedder)
+    chunks = (_chunks("musee", "fr", ["Le musée municipal conserve des peintures flamandes."], custodian_type="M")
+              + _chunks("gare", "fr", ["La gare accueille des trains régionaux."]))
+    for c in chunks:
+        c.meta.embedding_model = emb.model_id
+    vecs, _ = emb.embed_passages([c.embedding_text() for c in chunks])
+    write_partitions(str(tmp_path / "lancedb"), "chunks", {"fr|document": chunk_rows(chunks, vecs, "fr|document")})
+    assert main(["search", "peintures du musée", "--out", str(tmp_path), "--lang", "fr", "--json", "--k", "2"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert hits[0]["doc_id"] == "musee" and hits[0]["score"] > hits[1]["score"]
+    assert {"id", "score", "anchors", "text", "char_start", "char_end"} <= set(hits[0])
+    assert main(["search", "peintures", "--out", str(tmp_path), "--mode", "fts", "--custodian-type", "M"]) == 0
+    table = capsys.readouterr().out
+    assert "musee" in table and "gare" not in table
+    assert main(["search", "x", "--out", str(tmp_path / "missing")]) == 2
