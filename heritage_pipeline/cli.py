@@ -240,11 +240,18 @@ def cmd_search(args: argparse.Namespace) -> int:
     pcfg = load_pipeline_config(args.pipeline_config).with_paths(output_dir=args.out)
     uri = str(pcfg.output_path / "lancedb") if args.out else pcfg.resolve(pcfg.lancedb.uri)
     embedder = make_embedder(pcfg.embedder) if args.mode != "fts" else None
-    filters = {k: v for k, v in {"lang": args.lang, "source_type": args.source_type}.items() if v}
+    filters = {k: v for k, v in {"lang": args.lang, "source_type": args.source_type, "custodian_type": args.custodian_type,
+                                 "country_code": args.country_code, "data_tier": args.data_tier}.items() if v}
+    lc = pcfg.lancedb
     try:
-        hits = search(uri, pcfg.lancedb.table, args.query, mode=args.mode, k=args.k, embedder=embedder, filters=filters)
+        hits = search(uri, lc.table, args.query, mode=args.mode, k=args.k, embedder=embedder, filters=filters,
+                      fts_lang=args.query_lang, rrf_k=lc.rrf_k, vector_weight=lc.vector_weight, fts_weight=lc.fts_weight,
+                      candidates=lc.candidates)
     except FileNotFoundError as exc:
         err.print(str(exc))
+        return 2
+    except ValueError as exc:
+        err.print(f"[red]error[/red]: {exc}")
         return 2
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=1))
@@ -256,18 +263,32 @@ def cmd_search(args: argparse.Namespace) -> int:
         snippet = " ".join(h["text"].split())[:160]
         t.add_row(str(i), f"{h['score']:.4f}", h["id"], " › ".join(h["anchors"] or []), snippet)
     console.print(t)
+    if not hits:
+        console.print("no hits")
     return 0
 
 
 # --------------------------------------------------------------------------------------------------------- ablate
 def cmd_ablate(args: argparse.Namespace) -> int:
-    from .ablation import distractor_docs, run_ablation
+    from .ablation import default_distractors, distractor_docs, run_ablation
     from .embedding import EmbeddingCache, make_embedder
     from .evaluation import load_golden
 
     cfg = load_chunking_config(args.config)
     pcfg = load_pipeline_config(args.pipeline_config)
-    abl = pcfg.ablation.model_copy(update={"max_questions_per_language": args.max_questions})
+    update: dict = {"max_questions_per_language": args.max_questions}
+    for key in ("modes", "sizes", "overlaps", "retrievers"):
+        value = getattr(args, key)
+        if value:
+            cast = float if key == "overlaps" else int if key == "sizes" else str
+            update[key] = [cast(v) for v in value.split(",") if v]
+    if args.distractor_chars is not None:
+        update["distractor_chars"] = args.distractor_chars
+    if args.compare_embedders and not pcfg.ablation.embedder_candidates:
+        from .bench_embed import CANDIDATES
+
+        update["embedder_candidates"] = [c.model_dump() for c in CANDIDATES.values()]
+    abl = type(pcfg.ablation).model_validate({**pcfg.ablation.model_dump(), **update})
     golden: dict[str, Path] = {}
     for g in args.golden:
         qs, _ = load_golden(g, limit=1)
@@ -275,19 +296,31 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             err.print(f"{g}: golden set is empty")
             return 2
         golden[qs[0].lang] = Path(g)
-    abl = abl.model_copy(update={"languages": sorted(golden)})
     distractors = {}
-    for lang in golden:
+    for lang, folder in golden.items():
         if args.distractors:
             root = Path(args.distractors)
+            if not root.is_dir():
+                err.print(f"{root}: --distractors is not a folder")
+                return 2
             distractors[lang] = distractor_docs(sorted(root.rglob("*.md")), None, None, root)
-        else:
-            root = pcfg.data_path / "raw" / "document"
-            distractors[lang] = distractor_docs(sorted(root.rglob("*.md")), lang, abl.distractor_chars, root)
+        else:  # a fixed sample of the data folder's other corpora of this language (<golden>/../..)
+            distractors[lang] = default_distractors(folder.resolve().parent.parent, lang, abl.distractor_chars,
+                                                    abl.distractor_corpora, abl.distractor_max_file_chars)
+        n_chars = sum(len(d.text) for d in distractors[lang])
+        err.print(f"{lang}: {len(distractors[lang])} distractor documents, {n_chars} characters")
     embedder = make_embedder(pcfg.embedder)
-    cache = EmbeddingCache(Path(args.out) / "embeddings.sqlite")
-    result = run_ablation(golden, distractors, cfg, abl, embedder, cache, args.out, progress=lambda m: err.print(m))
+    out = Path(args.out)
+    cache = EmbeddingCache(args.cache or out / "embeddings.sqlite")
+    t0 = time.perf_counter()
+    try:
+        result = run_ablation(golden, distractors, cfg, abl, embedder, cache, out, progress=lambda m: err.print(m),
+                              lcfg=pcfg.lancedb, ecfg=pcfg.embedder)
+    finally:
+        cache.close()
     print(result.markdown, flush=True)
+    console.print(f"embedding cache: {cache.hits} hits, {cache.misses} misses (hit rate {cache.hit_rate:.1%}); "
+                  f"wall time {time.perf_counter() - t0:.0f} s")
     console.print(f"report: {', '.join(result.paths.values())}")
     return 0
 
@@ -336,6 +369,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--mode", choices=("hybrid", "vector", "fts"), default="hybrid")
     s.add_argument("--lang", help="filter on the chunk language")
     s.add_argument("--source-type", choices=SOURCE_TYPES, help="filter on the source type")
+    s.add_argument("--custodian-type", help="filter on the custodian type code (e.g. M, L, A)")
+    s.add_argument("--country-code", help="filter on the country code (e.g. NL)")
+    s.add_argument("--data-tier", help="filter on the data tier (e.g. TIER_1_AUTHORITATIVE)")
+    s.add_argument("--query-lang", help="full-text analyser language (stemming, stop words); default: --lang")
     s.add_argument("--out", help="output folder of the run whose index to search (default: data/output)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     s.set_defaults(func=cmd_search)
@@ -343,8 +380,21 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("ablate", help="size x overlap grid on golden sets -> report")
     common(a)
     a.add_argument("--golden", action="append", required=True, help="a golden folder (docs/ + golden.jsonl); repeatable")
-    a.add_argument("--distractors", help="folder whose Markdown files are added to every index")
+    a.add_argument("--distractors", help="folder whose Markdown files are all added to every language's index "
+                   "(default: a fixed sample of ablation.distractor_chars characters of that language from the golden "
+                   "folder's data root: docs, legal, FAQ)")
     a.add_argument("--max-questions", type=int, default=None, help="evaluate at most N questions per language")
+    a.add_argument("--modes", default="hierarchical,sliding,hybrid",
+                   help="comma-separated chunking modes (default: all three; the bundled run's asset uses ablation.modes)")
+    a.add_argument("--sizes", help="comma-separated chunk sizes in cl100k tokens (default: ablation.sizes)")
+    a.add_argument("--overlaps", help="comma-separated overlap ratios (default: ablation.overlaps)")
+    a.add_argument("--retrievers", help="comma-separated retrievers: bm25, vector, hybrid (default: all)")
+    a.add_argument("--distractor-chars", type=int, default=300_000,
+                   help="characters of default distractors per language (default: 300000, the issue-6 protocol)")
+    a.add_argument("--cache", help="embedding cache file (default: <out>/embeddings.sqlite)")
+    a.add_argument("--compare-embedders", action="store_true",
+                   help="also compare embedders at each language's recommended setting (ablation.embedder_candidates, "
+                        "default: MiniLM torch / ONNX int8 / model2vec and multilingual USE)")
     a.add_argument("--out", required=True, help="report folder")
     a.set_defaults(func=cmd_ablate)
 

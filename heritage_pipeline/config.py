@@ -69,7 +69,7 @@ class HierarchyConfig(_Strict):
 class SlidingWindowConfig(_Strict):
     """Window sizes in cl100k tokens; ``overlap_ratio`` is a fraction of ``size_tokens``."""
 
-    size_tokens: int = Field(default=700, ge=SIZE_RANGE[0], le=SIZE_RANGE[1])
+    size_tokens: int = Field(default=600, ge=SIZE_RANGE[0], le=SIZE_RANGE[1])
     overlap_ratio: float = Field(default=0.20, ge=OVERLAP_RANGE[0], le=OVERLAP_RANGE[1])
     adaptive_overlap: bool = False
     split_factor: float = Field(default=1.5, ge=1.0, le=4.0)
@@ -267,11 +267,20 @@ class EmbedderConfig(_Strict):
     context_prefix: Literal["none", "breadcrumb", "heritage", "both"] = "breadcrumb"
     long_text: Literal["window_mean", "error"] = "window_mean"
     window_overlap_tokens: int = Field(default=32, ge=0, le=128)
+    # How the model runs (heritage_pipeline.embedding): torch (sentence-transformers), onnx-int8 (the same model
+    # exported and int8-quantised locally, ONNX Runtime) or model2vec (static model distilled locally).
+    backend: Literal["torch", "onnx-int8", "model2vec"] = "torch"
 
 
 class LanceDBConfig(_Strict):
     uri: str = "data/output/lancedb"
     table: str = "chunks"
+    # Hybrid search (heritage_pipeline.index.WeightedRRFReranker): weighted reciprocal-rank fusion of the vector
+    # and BM25 lists, each fetched to `candidates` rows; the ablation measures the same settings.
+    rrf_k: int = Field(default=60, ge=1)
+    vector_weight: float = Field(default=1.0, ge=0.0)
+    fts_weight: float = Field(default=1.0, ge=0.0)
+    candidates: int = Field(default=50, ge=1, le=1000)
 
 
 class AblationConfig(_Strict):
@@ -285,6 +294,13 @@ class AblationConfig(_Strict):
     bootstrap_samples: int = Field(default=1000, ge=0)
     seed: int = 13
     k: int = Field(default=10, ge=5)
+    # Default distractors when the CLI gets no --distractors: corpus folders (globs relative to the golden set's
+    # data root, i.e. <golden>/../..) whose Markdown files of the language are sampled (heritage_pipeline.ablation).
+    distractor_corpora: list[str] = Field(default=["docs", "legal_*/raw", "faq"])
+    distractor_max_file_chars: int = Field(default=50_000, ge=1)
+    # Embedders compared at the recommended setting of each language (vector and hybrid retrieval), e.g.
+    # [{model: minilm, backend: torch}, {model: minilm, backend: onnx-int8}, {model: use-multilingual}].
+    embedder_candidates: list[EmbedderConfig] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _ranges(self) -> "AblationConfig":

@@ -24,6 +24,7 @@ import json
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -109,15 +110,22 @@ def collapse(q: GoldenQuestion, hits: list[RetrievedChunk], variant: str = "cont
 
 
 def answer_within_budget(q: GoldenQuestion, hits: list[RetrievedChunk], budget_tokens: int = 2000,
-                         variant: str = "contains") -> bool:
-    """True when a relevant chunk ends within the first ``budget_tokens`` tokens of the ranked chunks."""
+                         variant: str = "contains",
+                         answer_tokens: Callable[[GoldenQuestion, RetrievedChunk], int] | None = None) -> bool:
+    """True when the answer lies inside the first ``budget_tokens`` tokens of the ranked chunks laid end to end.
+
+    Chunks ranked before the first relevant one count whole (``len_tokens``: context prefix + text, cl100k). In
+    the first relevant chunk, the tokens up to the end of the answer count: ``answer_tokens(q, hit)`` when given
+    (the caller knows the chunk text), else the whole chunk (a stricter bound). False when no relevant chunk is
+    ranked. This is the context-budget metric: bigger chunks reach the answer later in the reader's window.
+    """
     used = 0
     for h in hits:
-        used += h.len_tokens
-        if used > budget_tokens:
-            return False
         if is_relevant(q, h, variant):
-            return True
+            return used + (answer_tokens(q, h) if answer_tokens else h.len_tokens) <= budget_tokens
+        used += h.len_tokens
+        if used >= budget_tokens:
+            return False
     return False
 
 

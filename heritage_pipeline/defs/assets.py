@@ -331,7 +331,8 @@ def ablation_report(context: dg.AssetExecutionContext, settings: SettingsResourc
     cache = embedder.cache()
     try:
         result = run_ablation(golden, distractors, settings.chunking(), abl, embedder.get(), cache,
-                              settings.output_path / "ablation", progress=context.log.info)
+                              settings.output_path / "ablation", progress=context.log.info,
+                              lcfg=pcfg.lancedb, ecfg=embedder.config())
     finally:
         if cache:
             cache.close()

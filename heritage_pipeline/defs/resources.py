@@ -60,12 +60,14 @@ class EmbedderResource(dg.ConfigurableResource):
     long_text: str = "window_mean"
     window_overlap_tokens: int = 32
     cache_path: str = ""
+    backend: str = "torch"
 
     def config(self) -> EmbedderConfig:
         return EmbedderConfig(model=self.model, batch_size=self.batch_size, device=self.device,
                               query_prefix=self.query_prefix, passage_prefix=self.passage_prefix,
                               context_prefix=self.context_prefix, long_text=self.long_text,  # type: ignore[arg-type]
-                              window_overlap_tokens=self.window_overlap_tokens)
+                              window_overlap_tokens=self.window_overlap_tokens,
+                              backend=self.backend)  # type: ignore[arg-type]
 
     def get(self):
         return _embedder(self.config())
@@ -103,7 +105,7 @@ def build_resources(chunking_path: str | Path, pipeline_path: str | Path, *, dat
         "embedder": EmbedderResource(model=e.model, batch_size=e.batch_size, device=e.device, query_prefix=e.query_prefix,
                                      passage_prefix=e.passage_prefix, context_prefix=e.context_prefix,
                                      long_text=e.long_text, window_overlap_tokens=e.window_overlap_tokens,
-                                     cache_path=str(out / "cache" / "embeddings.sqlite")),
+                                     cache_path=str(out / "cache" / "embeddings.sqlite"), backend=e.backend),
         "lancedb": LanceDBResource(uri=pcfg.resolve(pcfg.lancedb.uri) if output_dir is None else str(out / "lancedb"),
                                    table=pcfg.lancedb.table),
         "io_manager": ParquetIOManagerFactory(base_dir=str(out / "storage")),
