@@ -24,12 +24,12 @@ def _shipped() -> dict:
 
 def test_shipped_configs_load_and_match_builtin_defaults():
     cfg = load_chunking_config(DEFAULT_CHUNKING_CONFIG)
-    assert cfg.mode == "hybrid"
-    assert cfg.sliding_window.size_tokens == 700 and cfg.sliding_window.overlap_ratio == pytest.approx(0.20)
+    assert cfg.mode in ("hierarchical", "sliding", "hybrid")
+    assert 300 <= cfg.sliding_window.size_tokens <= 1200 and 0.10 <= cfg.sliding_window.overlap_ratio <= 0.30
     # the built-in defaults (used by library callers without the repository) equal the shipped file
     assert ChunkingConfig() == cfg
     pcfg = load_pipeline_config(DEFAULT_PIPELINE_CONFIG)
-    assert pcfg.embedder.model == "minilm"
+    assert pcfg.embedder.model in ("minilm", "use-multilingual")  # the two models shipped inside packages
     assert Path(pcfg.base_dir) == DEFAULT_PIPELINE_CONFIG.parent.parent
 
 
@@ -72,7 +72,9 @@ def test_unknown_key_and_broken_yaml_are_reported(tmp_path):
 def test_preset_size_must_fit_the_hard_maximum(tmp_path):
     data = _shipped()
     data["quality"]["length"]["max_tokens"] = 500
-    with pytest.raises(ConfigError, match=r"sliding_window.size_tokens \(700\) must not exceed quality.length.max_tokens \(500\)"):
+    size = data["sliding_window"]["size_tokens"]
+    assert size > 500
+    with pytest.raises(ConfigError, match=rf"sliding_window.size_tokens \({size}\) must not exceed quality.length.max_tokens \(500\)"):
         load_chunking_config(_write(tmp_path, data))
 
 
