@@ -2,33 +2,60 @@
 
 Input: a :class:`~heritage_pipeline.structure.ParsedDocument` (blocks + heading sections). Output: :class:`Chunk`
 records whose ``text`` is ``normalize(doc.text[start:end])`` for offsets chosen *while splitting* (never searched
-for afterwards) and whose ``meta.len_tokens`` is the exact cl100k count of what is embedded
-(``meta.context_prefix`` + blank line + ``text``).
+for afterwards) and whose ``meta.len_tokens`` is the exact count of what is embedded (``meta.context_prefix`` +
+blank line + ``text``, see :func:`heritage_pipeline.models.join_prefix`).
 
-Sizes are cl100k tokens. ``size_tokens`` is the target, ``max_tokens`` the hard cap on the embedded string.
+Units: sizes are tokens of the configured tiktoken encoding (cl100k by default); offsets are code points.
+``size_tokens`` is the target, ``max_tokens`` the hard cap on the embedded string, ``overlap_tokens`` the most
+tokens a window repeats from the end of the previous window of the same section.
 
 Modes
-    ``hierarchical``: one chunk per heading section (H1-H3 by default); a section over the cap is packed into
-    windows at block boundaries without overlap.
-    ``sliding``: token windows of ``size_tokens`` with ``overlap_tokens`` over the whole document, still cut only at
-    block / line / sentence / word / grapheme boundaries.
-    ``hybrid``: hierarchy first; sections longer than ``split_factor x size_tokens`` (or over the cap) get windows.
+    ``hierarchical``: one chunk per heading section (H1-H3 by default); a section whose embedded string is over the
+    cap is cut into windows of about ``size_tokens`` with overlap.
+    ``sliding``: windows of about ``size_tokens`` with overlap over the whole document, ignoring section
+    boundaries (but still cut only at block / line / sentence / word / grapheme boundaries, with atomic blocks
+    whole and headings glued to their body); each window's ``anchors`` are the common path of the sections it
+    touches.
+    ``hybrid`` (default): hierarchy first; sections longer than ``split_factor x size_tokens`` (or over the cap)
+    get windows.
 
-Rules (SPEC.md §3): a heading is glued to the block after it; a table, fenced code block or blockquote under the
-cap is one unit and is never cut; a larger one is split at row / line boundaries and the table header (or the
-opening fence line) is repeated in the next piece's ``context_prefix``; only adjacent sections share a chunk
-(a heading with no body joins the section after it; small adjacent sections merge when ``merge_small_sections``);
-a window's tail under ``min_tokens`` merges into the previous window when the result stays under the cap.
+Rules (SPEC.md §3)
+    * A heading is glued to the unit after it, so it never ends a window (its body follows it).
+    * A table, fenced code block, blockquote, admonition or HTML block whose tokens fit under the cap is one unit and
+      is never cut. A larger one is split at row / line boundaries; the table header rows (or the opening fence line
+      with its language) are repeated in ``meta.context_prefix`` of every window that starts inside it. Fenced code
+      inside a list item or an admonition is kept together the same way.
+    * Paragraph-like units under ``min_paragraph_tokens`` (default 80) are merged with the next unit of the same
+      section (the previous one at the end of a section), so a short lead-in ("For example:") stays with what it
+      introduces.
+    * Sections: a heading with no body joins the section after it. Adjacent sections that are both under
+      ``min_tokens`` merge while the result stays under ``size_tokens`` and its breadcrumb (the common prefix of the
+      members' anchors) loses at most one level from the deepest member: siblings and a parent with its first child
+      merge, distant sections do not. Non-adjacent sections never share a chunk; standalone sections (a message, a
+      registry row, an entity) never merge.
+    * Windows: the number of windows of a section is fixed first and the target is balanced
+      (``(T - overlap) / n + overlap``), so windows are of similar size instead of leaving a tiny tail; a tail still
+      under ``min_tokens`` merges into the previous window when the union stays under the cap.
+    * Overlap: the next window starts at the earliest allowed boundary in the previous window's tail such that the
+      repeated text has at most ``overlap_tokens`` tokens. Allowed boundaries are unit starts and, inside
+      paragraphs and list items, line and sentence starts (never inside an atomic block, never inside a grapheme
+      cluster). With ``adaptive_overlap`` the ratio is ``min(0.25, 0.10 + 0.15 x H)`` with ``H`` the normalised
+      lexical entropy of the section (see :func:`adaptive_overlap_ratio`).
 
-Exact counts at tokenizer speed: every unit starts at the start of a non-blank line, a boundary at which cl100k's
-pre-tokenizer never merges across (its pieces end at line breaks or before the next non-space), so the count of
-a run of units is the sum of their counts with trailing whitespace, plus the last unit's count without it. The
+Exact counts at tokenizer speed: every block starts at the start of a non-blank line, a boundary across which
+cl100k's pre-tokenizer never merges (its pieces end at line breaks or before the next non-space), so the count of a
+run of blocks is the sum of their counts with trailing whitespace, plus the last one's count without it. The
 trailing-whitespace delta is computed on the unit's final punctuation run only (the one pre-token piece that can
-absorb newlines). Windows containing a boundary inside a line (sentence/word/grapheme splits) are re-encoded.
+absorb newlines). Windows containing a boundary inside a line (sentence / word / grapheme splits of an oversize
+line) are re-encoded. Sections that will obviously fit are encoded once as a whole; only sections that must be
+windowed are counted block by block. Every count is checked by the tests against a fresh encode of the embedded
+string.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import re
 from collections import Counter
@@ -36,6 +63,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 import regex
 
 from .config import ChunkingConfig, config_from
@@ -47,20 +75,29 @@ from .tokenizer import Tokenizer, get_tokenizer
 
 BREADCRUMB_SEP = " › "
 _TAIL_PUNCT = regex.compile(r" ?[^\s\p{L}\p{N}]+$")
-_SENTENCE_END = regex.compile(r"(?<=[.!?…;:。！？；])\s+|(?<=[。！？])")
-_WS_RUN = re.compile(r"\s+")
+# A piece may start here: not whitespace, not a combining mark / ZWJ / variation selector / emoji modifier
+# (those extend the previous grapheme cluster).
+_STARTABLE = r"(?=[^\s\p{M}\u200d\ufe00-\ufe0f\U0001F3FB-\U0001F3FF])"
+# Sentence starts: after sentence-final punctuation (optionally closing quotes/brackets) and whitespace, after CJK
+# full stops, and at soft line breaks. Used for overlap heads and for cutting oversize lines.
+_SENTENCE_CUT = regex.compile(
+    r"[.!?…;:。！？；][\"'»”’)\]]*\s+" + _STARTABLE + r"|[。！？]" + _STARTABLE + r"|\n[ \t]*" + _STARTABLE
+)
+_WORD_CUT = regex.compile(r"\s+" + _STARTABLE)
 _WORD = regex.compile(r"\w+")
 
 
 @dataclass(frozen=True)
 class ChunkParams:
-    """Resolved sizes for one document (tokens are cl100k). Built by :func:`params_for`."""
+    """Resolved sizes for one document (all sizes in tokens of the configured encoding). Built by
+    :func:`params_for`; ``overlap_tokens`` is ``round(size_tokens x overlap_ratio)``."""
 
     mode: str = "hybrid"
     size_tokens: int = 700
     max_tokens: int = 1200
     overlap_tokens: int = 140
     min_tokens: int = 300
+    min_paragraph_tokens: int = 80
     split_factor: float = 1.5
     adaptive_overlap: bool = False
     keep_atomic: frozenset[str] = ATOMIC_KINDS
@@ -70,7 +107,12 @@ class ChunkParams:
 
 
 def params_for(config: ChunkingConfig, *, source_type: str = "document", domain: str | None = None) -> ChunkParams:
-    """Chunk sizes for a source type and domain from the config (SPEC.md §2 table and §3 presets)."""
+    """Chunk sizes for a source type and domain from the config (SPEC.md §2 table and §3 presets).
+
+    ``domain`` (``tech``, ``legal``, ``faq``) takes the preset's size and overlap ratio; None keeps
+    ``sliding_window``. Websites and conversations use their ``sources`` sizes. Raises nothing (the config is
+    validated at load time).
+    """
     sw = config.sliding_window
     size, ratio = sw.size_tokens, sw.overlap_ratio
     if domain is not None and domain in config.domains.presets:
@@ -95,12 +137,14 @@ def params_for(config: ChunkingConfig, *, source_type: str = "document", domain:
         keep -= {"table", "html_table"}
     if not h.keep_blockquotes:
         keep -= {"blockquote", "admonition"}
+    size = min(size, cap)
     return ChunkParams(
         mode=config.mode,
-        size_tokens=min(size, cap),
+        size_tokens=size,
         max_tokens=cap,
-        overlap_tokens=overlap,
+        overlap_tokens=min(overlap, size // 2),
         min_tokens=min(config.quality.length.min_tokens, size),
+        min_paragraph_tokens=sw.min_paragraph_tokens,
         split_factor=sw.split_factor,
         adaptive_overlap=sw.adaptive_overlap,
         keep_atomic=frozenset(keep),
@@ -112,15 +156,58 @@ def params_for(config: ChunkingConfig, *, source_type: str = "document", domain:
 
 @dataclass(slots=True)
 class _Unit:
+    """A piece of text that a window takes whole: a block, a line / row / sentence of a split block, or a run of
+    them glued together (a heading and its first block, a short paragraph and its neighbour)."""
+
     start: int
     end: int  # includes trailing whitespace (== next unit's start inside a block run)
     content_end: int
+    c_full: int  # tokens of normalize_inner(text[start:end])
+    c_core: int  # tokens of normalize_inner(text[start:content_end])
+    clean: bool  # starts at the start of a non-blank line: the count boundary before it is additive
+    cont_prefix: str = ""  # table header / fence line repeated when a window starts on this unit
+    parts: tuple[tuple[int, str], ...] = ()  # (start, block kind) of each constituent, in order
+    sec: int = 0  # index of the section (in doc.sections) of the first constituent
+    oversize: str | None = None  # reason when this unit alone cannot fit the cap
+    lead: int = 0  # leading whitespace characters (a sentence / word piece starts at the space before it)
+
+
+@dataclass(slots=True)
+class _Head:
+    """The partial unit a window starts with when it overlaps the previous one: ``text[start:units[k].end]``."""
+
+    start: int
+    unit: int  # index k of the unit it is a suffix of
     c_full: int
     c_core: int
-    clean: bool  # starts at the start of a line: the count boundary before it is additive
-    cont_prefix: str = ""  # table header / fence line repeated when a window starts on this unit
-    kinds: tuple[str, ...] = ()
-    oversize: str | None = None  # reason when this unit alone cannot fit the cap
+
+
+@dataclass(slots=True)
+class _Window:
+    start: int
+    end: int  # content end of the last unit
+    n_tokens: int
+    prefix: str
+    first: int  # first whole unit
+    last: int  # last unit (inclusive)
+    head: _Head | None
+    kinds: tuple[str, ...]
+    oversize: str | None
+    anchors: list[str]
+
+
+@dataclass(slots=True)
+class _Group:
+    """Consecutive blocks chunked together: one section, or adjacent sections merged by the rules above."""
+
+    anchors: list[str]
+    first: int
+    last: int
+    section: Section | None
+    depth: int  # deepest member breadcrumb length
+    c_full: int = -1
+    c_core: int = -1
+    secs: tuple[int, ...] = ()  # indexes of member sections
 
 
 class _Counter:
@@ -131,20 +218,33 @@ class _Counter:
         self.count = tokenizer.count
 
     def piece(self, text: str, start: int, content_end: int, end: int) -> tuple[int, int]:
-        """(count with trailing whitespace, count without) of ``text[start:end]`` whose content ends at ``content_end``."""
-        core = normalize_inner(text[start:content_end])
-        c_core = self.count(core)
+        """(tokens with trailing whitespace, tokens without) of ``text[start:end]`` whose content ends at
+        ``content_end``, by encoding the piece."""
+        c_core = self.count(normalize_inner(text[start:content_end]))
+        return c_core + self.tail_delta(text, start, content_end, end), c_core
+
+    def tail_delta(self, text: str, start: int, content_end: int, end: int) -> int:
+        """Tokens that the trailing whitespace ``text[content_end:end]`` adds to the piece starting at ``start``.
+
+        Only the core's final punctuation run (with one optional space before it) can merge with following
+        newlines: it is cl100k's ``' ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*'`` pre-token. So the delta is
+        ``count(punct + trail) - count(punct)``, cached per (punct, trail)."""
         if end <= content_end:
-            return c_core, c_core
-        trail = normalize_inner(text[content_end:end])
-        punct = ""
-        if core and not core[-1].isalnum():  # str.isalnum() is exactly \p{L} | \p{N}
-            m = _TAIL_PUNCT.search(core, max(0, len(core) - 256))
-            punct = m.group() if m else ""
-            if len(punct) >= 255:
-                m = _TAIL_PUNCT.search(core)
-                punct = m.group() if m else ""
-        return c_core + _tail_delta(self.tok, punct, trail), c_core
+            return 0
+        trail = text[content_end:end]
+        if not trail.isascii() or "\r" in trail:
+            trail = normalize_inner(trail)
+        k = content_end
+        while k > start and not text[k - 1].isalnum() and not text[k - 1].isspace():
+            k -= 1  # str.isalnum() is exactly \p{L} | \p{N}
+        if k == content_end:
+            return _tail_delta(self.tok, "", trail)
+        if k > start and text[k - 1] == " ":
+            k -= 1
+        punct = text[k:content_end]
+        if not punct.isascii():
+            punct = normalize_inner(punct)
+        return _tail_delta(self.tok, punct, trail)
 
 
 @lru_cache(maxsize=4096)
@@ -166,6 +266,12 @@ def slug(s: str, max_len: int = 48) -> str:
     return out or "untitled"
 
 
+@lru_cache(maxsize=8192)
+def _anchor_key(anchors: tuple[str, ...]) -> str:
+    """The heading-path part of a chunk id: slugged anchors joined by ``/`` (``root`` without anchors)."""
+    return "/".join(slug(a) for a in anchors) or "root"
+
+
 def breadcrumb(anchors: list[str]) -> str:
     """The anchor path as shown to users and embedded as context: ``H1 › H2 › H3``."""
     return BREADCRUMB_SEP.join(anchors)
@@ -174,7 +280,7 @@ def breadcrumb(anchors: list[str]) -> str:
 def lexical_entropy(text: str) -> float:
     """Normalised lexical entropy in [0, 1]: Shannon entropy of the word distribution over log2(number of words).
 
-    0 means one word repeated; 1 means every word distinct. Used by the adaptive-overlap rule.
+    0 means one word repeated (or fewer than two words); 1 means every word distinct.
     """
     words = _WORD.findall(text.lower())
     n = len(words)
@@ -189,90 +295,135 @@ def adaptive_overlap_ratio(text: str) -> float:
 
     Taken literally the rule saturates at 0.25 for any natural text (normalised word entropy is 0.8-0.95), so the
     normalised entropy ``H`` of :func:`lexical_entropy` is scaled: ``min(0.25, 0.10 + 0.15 * H)``. Denser, more
-    varied vocabulary gives more overlap, as the seed intends.
+    varied vocabulary gives more overlap, as the seed intends; a text repeating one sentence gets close to 0.10.
     """
     return min(0.25, 0.10 + 0.15 * lexical_entropy(text))
+
+
+def _common_prefix(a: list[str], b: list[str]) -> list[str]:
+    out = []
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        out.append(x)
+    return out
 
 
 class Chunker:
     """Chunks parsed documents. Construct once per config; :meth:`chunk_document` is re-entrant.
 
-    ``tokenizer`` defaults to the config's (cl100k offline). All sizes are cl100k tokens.
+    ``tokenizer`` defaults to the config's (cl100k offline). All sizes are tokens of that encoding.
     """
 
     def __init__(self, config: ChunkingConfig | None = None, tokenizer: Tokenizer | None = None) -> None:
         self.config = config or config_from(None, {})
         self.tokenizer = tokenizer or get_tokenizer(self.config.tokenizer)
         self._counter = _Counter(self.tokenizer)
+        self._prefix_cache: dict[str, int] = {}
 
     # ------------------------------------------------------------------ public API
     def chunk_document(self, doc: ParsedDocument, params: ChunkParams | None = None) -> list[Chunk]:
-        """Chunk one parsed document. Returns [] for a document with no non-blank text. Never raises on content."""
+        """Chunk one parsed document. Returns [] for a document with no non-blank text. Never raises on content.
+
+        ``params`` defaults to :func:`params_for` of the chunker's config, the document's source type and domain.
+        """
         if params is None:
             params = params_for(self.config, source_type=doc.source_type, domain=doc.domain)
-        if not doc.blocks:
+        if not doc.blocks or not doc.sections:
             return []
-        counts = self._block_counts(doc)
-        if params.mode == "sliding" and not any(s.standalone for s in doc.sections):
-            groups = [(doc.sections[0].anchors if doc.sections else [], 0, len(doc.blocks), doc.sections[0] if doc.sections else None)]
-            return self._emit(doc, params, counts, groups, windows_always=True)
-        groups = self._section_groups(doc, params, counts)
-        return self._emit(doc, params, counts, groups, windows_always=False)
+        state = _DocState(doc, self._counter)
+        chunks: list[Chunk] = []
+        ids: Counter[str] = Counter()
+        for g in self._groups(state, params):
+            for w in self._chunk_group(state, params, g):
+                chunks.append(self._make_chunk(doc, params, w, g, ids))
+        return chunks
 
-    # ------------------------------------------------------------------ counting
-    def _block_counts(self, doc: ParsedDocument) -> list[tuple[int, int]]:
-        text = doc.text
-        return [self._counter.piece(text, b.start, b.content_end, b.end) for b in doc.blocks]
-
-    def _run_tokens(self, counts: list[tuple[int, int]], first: int, last: int) -> int:
-        """Exact token count of normalised blocks[first:last] (last exclusive) by additivity."""
-        if last <= first:
-            return 0
-        return sum(c[0] for c in counts[first : last - 1]) + counts[last - 1][1]
-
-    def _prefix_tokens(self, prefix: str) -> int:
-        return self.tokenizer.count(prefix + "\n\n") if prefix else 0
-
-    # ------------------------------------------------------------------ sections
-    def _section_groups(self, doc: ParsedDocument, params: ChunkParams, counts) -> list[tuple[list[str], int, int, Section]]:
-        """Sections after merging: a heading-only section joins the next one; small adjacent sections merge."""
-        secs = [s for s in doc.sections if s.last > s.first]
-        groups: list[list[Any]] = []  # [anchors, first, last, section]
-        pending: list[Any] | None = None
-        for s in secs:
-            body_only_heading = (s.last - s.first == 1 and doc.blocks[s.first].kind == "heading")
+    # ------------------------------------------------------------------ groups of sections
+    def _groups(self, st: "_DocState", params: ChunkParams) -> list[_Group]:
+        doc = st.doc
+        secs = [(k, s) for k, s in enumerate(doc.sections) if s.last > s.first]
+        if params.mode == "sliding":
+            # one group per run of non-standalone sections: windows flow across headings
+            out: list[_Group] = []
+            for k, s in secs:
+                if out and not s.standalone and out[-1].section is not None and not out[-1].section.standalone:
+                    g = out[-1]
+                    g.last = s.last
+                    g.secs += (k,)
+                    g.anchors = _common_prefix(g.anchors, s.anchors)
+                    continue
+                out.append(_Group(list(s.anchors), s.first, s.last, s, len(s.anchors), secs=(k,)))
+            return out
+        groups: list[_Group] = []
+        pending: _Group | None = None
+        for k, s in secs:
+            g = _Group(list(s.anchors), s.first, s.last, s, len(s.anchors), secs=(k,))
             if pending is not None:
-                # a heading with no body is glued to the following section (its breadcrumb is the following one's)
-                s_anchors = s.anchors
-                cur = [s_anchors, pending[1], s.last, s]
+                g = _merge_groups(pending, g, section=s)
                 pending = None
-            else:
-                cur = [s.anchors, s.first, s.last, s]
-            if body_only_heading and not s.standalone and params.merge_small_sections is not None:
-                pending = cur
+            heading_only = s.last - s.first == 1 and doc.blocks[s.first].kind == "heading"
+            if heading_only and not s.standalone:
+                pending = g  # a heading with no body joins the section after it
                 continue
-            groups.append(cur)
+            groups.append(g)
         if pending is not None:
-            groups.append(pending)
-        if params.merge_small_sections:
-            groups = self._merge_small(groups, params, counts)
-        return [(g[0], g[1], g[2], g[3]) for g in groups]
-
-    def _merge_small(self, groups: list[list[Any]], params: ChunkParams, counts) -> list[list[Any]]:
-        out: list[list[Any]] = []
+            if groups and not _standalone(groups[-1]):
+                groups[-1] = _merge_groups(groups[-1], pending, section=groups[-1].section)
+            else:
+                groups.append(pending)
+        if not params.merge_small_sections or len(groups) < 2:
+            return groups
+        out = []
         for g in groups:
-            if out and not g[3].standalone and not out[-1][3].standalone:
+            if out and not _standalone(g) and not _standalone(out[-1]):
                 prev = out[-1]
-                prev_tok = self._run_tokens(counts, prev[1], prev[2])
-                cur_tok = self._run_tokens(counts, g[1], g[2])
-                if prev_tok < params.min_tokens and cur_tok < params.min_tokens:
-                    anchors = _common_prefix(prev[0], g[0])
-                    total = self._run_tokens(counts, prev[1], g[2]) + self._prefix_tokens(self._prefix(anchors, params))
-                    if total <= params.size_tokens:
-                        out[-1] = [anchors, prev[1], g[2], prev[3]]
+                pf, pc = self._group_counts(st, prev, params)
+                gf, gc = self._group_counts(st, g, params)
+                if pc < params.min_tokens and gc < params.min_tokens:
+                    anchors = _common_prefix(prev.anchors, g.anchors)
+                    depth = max(prev.depth, g.depth)
+                    total = pf + gc + self._prefix_tokens(self._prefix(anchors, params))
+                    if len(anchors) >= depth - 1 and total <= params.size_tokens:
+                        merged = _merge_groups(prev, g, section=prev.section)
+                        merged.c_full, merged.c_core = pf + gf, pf + gc
+                        out[-1] = merged
                         continue
             out.append(g)
         return out
+
+    def _group_counts(self, st: "_DocState", g: _Group, params: ChunkParams) -> tuple[int, int]:
+        """(tokens with trailing whitespace, without) of the group's blocks, exact; cached on the group."""
+        if g.c_full < 0:
+            g.c_full, g.c_core = st.run_counts(g.first, g.last)
+        return g.c_full, g.c_core
+
+    def _whole_limit(self, params: ChunkParams) -> int:
+        if params.mode == "hybrid":
+            return min(params.max_tokens, int(params.split_factor * params.size_tokens))
+        if params.mode == "sliding":
+            return 0
+        return params.max_tokens
+
+    # ------------------------------------------------------------------ one group
+    def _chunk_group(self, st: "_DocState", params: ChunkParams, g: _Group) -> list[_Window]:
+        doc = st.doc
+        prefix = self._prefix(g.anchors, params)
+        p_tok = self._prefix_tokens(prefix)
+        whole_limit = self._whole_limit(params)
+        if params.mode != "sliding":
+            _, core = self._group_counts(st, g, params)
+            if p_tok + core <= whole_limit:
+                b0, b1 = doc.blocks[g.first], doc.blocks[g.last - 1]
+                kinds = tuple(dict.fromkeys(b.kind for b in doc.blocks[g.first : g.last]))
+                return [_Window(b0.start, b1.content_end, p_tok + core, prefix, g.first, g.last - 1, None, kinds, None,
+                                g.anchors)]
+        overlap = params.overlap_tokens
+        if params.adaptive_overlap:
+            sec_text = doc.text[doc.blocks[g.first].start : doc.blocks[g.last - 1].content_end]
+            overlap = min(params.size_tokens // 2, round(params.size_tokens * adaptive_overlap_ratio(sec_text)))
+        units = self._units(st, params, g)
+        return self._pack(st, params, g, units, overlap)
 
     def _prefix(self, anchors: list[str], params: ChunkParams, extra: str = "") -> str:
         crumb = breadcrumb(anchors) if params.parent_titles and anchors else ""
@@ -280,129 +431,156 @@ class Chunker:
             return f"{crumb}\n{extra}" if crumb else extra
         return crumb
 
-    # ------------------------------------------------------------------ emission
-    def _emit(self, doc, params, counts, groups, *, windows_always: bool) -> list[Chunk]:
-        chunks: list[Chunk] = []
-        id_counters: Counter[str] = Counter()
-        for anchors, first, last, section in groups:
-            prefix = self._prefix(anchors, params)
-            p_tok = self._prefix_tokens(prefix)
-            sec_tok = self._run_tokens(counts, first, last)
-            whole_limit = params.max_tokens
-            if params.mode == "hybrid":
-                whole_limit = min(params.max_tokens, int(params.split_factor * params.size_tokens))
-            if not windows_always and p_tok + sec_tok <= whole_limit:
-                spans = [(first, last, None)]
-                windows = [self._window_from_blocks(doc, first, last, p_tok + sec_tok, prefix)]
-            else:
-                overlap = params.overlap_tokens
-                if params.mode == "hierarchical":
-                    overlap = 0
-                elif params.adaptive_overlap:
-                    sec_text = doc.text[doc.blocks[first].start : doc.blocks[last - 1].content_end]
-                    overlap = round(params.size_tokens * adaptive_overlap_ratio(sec_text))
-                units = self._units(doc, params, counts, first, last, anchors)
-                windows = self._pack(doc, params, units, anchors, overlap)
-            key = (section.key if section is not None and section.key else "/".join(slug(a) for a in anchors)) or "root"
-            for w in windows:
-                chunks.append(self._make_chunk(doc, params, w, anchors, section, key, id_counters))
-        return chunks
+    def _prefix_tokens(self, prefix: str) -> int:
+        """Tokens that ``prefix`` adds to the embedded string (prefix + blank line; 0 without a prefix)."""
+        if not prefix:
+            return 0
+        n = self._prefix_cache.get(prefix)
+        if n is None:
+            n = self.tokenizer.count(prefix + "\n\n")
+            if len(self._prefix_cache) > 4096:
+                self._prefix_cache.clear()
+            self._prefix_cache[prefix] = n
+        return n
 
-    def _window_from_blocks(self, doc, first, last, n_tokens, prefix):
-        b0, b1 = doc.blocks[first], doc.blocks[last - 1]
-        kinds = tuple(dict.fromkeys(b.kind for b in doc.blocks[first:last]))
-        return _Window(b0.start, b1.content_end, n_tokens, prefix, first, last - 1, kinds, None)
-
-    def _units(self, doc: ParsedDocument, params: ChunkParams, counts, first: int, last: int, anchors: list[str]) -> list[_Unit]:
-        """Units for windowing: whole blocks, oversize (or non-atomic when allowed) blocks split finer, headings glued."""
+    # ------------------------------------------------------------------ units
+    def _units(self, st: "_DocState", params: ChunkParams, g: _Group) -> list[_Unit]:
+        """Units for windowing: whole blocks; blocks over the budget (or non-atomic blocks over the target) split
+        into rows / lines / sentences / words / graphemes; then headings and short paragraphs glued to a neighbour."""
+        doc = st.doc
         text = doc.text
-        units: list[_Unit] = []
-        base_prefix = self._prefix(anchors, params)
-        budget = params.max_tokens - self._prefix_tokens(base_prefix)
+        sec_of = st.section_index
+        counts = st.block_counts(g.first, g.last)
+        raw: list[_Unit] = []
+        budget = params.max_tokens - self._prefix_tokens(self._prefix(g.anchors, params))
         carry = 0  # tokens of heading units waiting to be glued to the next block
-        for bi in range(first, last):
+        for bi in range(g.first, g.last):
             b = doc.blocks[bi]
-            c_full, c_core = counts[bi]
+            c_full, c_core = counts[bi - g.first]
+            sec = sec_of[bi]
             avail = budget - carry
             if c_core <= avail and (b.kind in params.keep_atomic or c_core <= params.size_tokens):
-                units.append(_Unit(b.start, b.end, b.content_end, c_full, c_core, True, "", (b.kind,)))
+                raw.append(_Unit(b.start, b.end, b.content_end, c_full, c_core, True, "", ((b.start, b.kind),), sec))
             else:
-                units.extend(self._split_block(doc, b, bi, params, anchors, reserve=carry))
-            carry = carry + units[-1].c_full if b.kind == "heading" else 0
-        # glue headings (and fence-only / header-only pieces are glued inside _split_block) to the next unit
-        glued: list[_Unit] = []
+                pieces = self._split_block(st, bi, params, g.anchors, reserve=carry)
+                for p in pieces:
+                    p.sec = sec
+                raw.extend(pieces)
+            carry = carry + raw[-1].c_full if b.kind == "heading" else 0
+        return self._glue(raw, text, params)
+
+    def _glue(self, units: list[_Unit], text: str, params: ChunkParams) -> list[_Unit]:
+        """Glue headings to the next unit, and paragraph-like units under ``min_paragraph_tokens`` to a neighbour of
+        the same section (the next one; the previous one at the section end) while the result stays under the
+        target. Atomic units are never glued to each other by this rule."""
+        out: list[_Unit] = []
         carry: _Unit | None = None
         for u in units:
             if carry is not None:
-                u = _merge_units(carry, u, text)
+                if carry.parts[-1][1] == "heading" or (
+                        carry.sec == u.sec and u.clean and carry.c_full + u.c_core <= params.size_tokens):
+                    u = _merge_units(carry, u)
+                else:
+                    out.append(carry)
                 carry = None
-            if u.kinds and u.kinds[-1] == "heading":
+            last_kind = u.parts[-1][1]
+            if last_kind == "heading":
                 carry = u
                 continue
-            glued.append(u)
+            if (u.c_core < params.min_paragraph_tokens and last_kind not in params.keep_atomic and not u.cont_prefix
+                    and u.clean):
+                carry = u  # a short paragraph / list item: keep it with what follows
+                continue
+            out.append(u)
         if carry is not None:
-            if glued:
-                glued[-1] = _merge_units(glued[-1], carry, text)
-            else:
-                glued.append(carry)
-        return glued
+            out.append(carry)
+        # a short unit left at the end of a section (nothing followed it in the section) joins the previous unit
+        i = len(out) - 1
+        while i >= 1:
+            u, prev = out[i], out[i - 1]
+            kind = u.parts[-1][1]
+            if (u.c_core < params.min_paragraph_tokens and u.clean and kind not in params.keep_atomic and prev.sec == u.sec
+                    and (i + 1 == len(out) or out[i + 1].sec != u.sec)
+                    and prev.c_full + u.c_core <= params.size_tokens):
+                out[i - 1 : i + 1] = [_merge_units(prev, u)]
+            i -= 1
+        return out
 
-    def _split_block(self, doc: ParsedDocument, b: Block, bi: int, params: ChunkParams, anchors: list[str],
-                     reserve: int = 0) -> list[_Unit]:
-        """Split one block into line units (rows for tables, lines for code), then sentences, words, graphemes."""
-        text = doc.text
+    def _split_block(self, st: "_DocState", bi: int, params: ChunkParams, anchors: list[str], reserve: int = 0) -> list[_Unit]:
+        """Split block ``bi`` into line units (rows for tables, lines for code, fenced regions kept together), then
+        sentences, words, graphemes; each piece fits ``min(size_tokens, budget)``."""
+        text = st.doc.text
+        b = st.doc.blocks[bi]
         cont = ""
-        if b.kind in ("table", "code") and b.header_end > b.start:
+        if b.kind in ("table", "code", "html_table") and b.header_end > b.start:
             cont = normalize(text[b.start : b.header_end])
-        elif b.kind == "html_table" and b.header_end > b.start:
-            cont = normalize(text[b.start : b.header_end])
-        if b.kind == "html_table":
-            pieces = _html_row_pieces(text, b)
-        else:
-            pieces = _line_pieces(text, b.start, b.end)
         budget = params.max_tokens - self._prefix_tokens(self._prefix(anchors, params, cont)) - reserve
         target = max(32, min(params.size_tokens, budget))
+        kind = b.kind
+        if kind == "html_table":
+            pieces = _html_row_pieces(text, b)
+        else:
+            pieces = _line_pieces(text, b.start, b.end, group_fences=kind != "code")
+        counts = st.piece_counts(bi, [(s, ce, e, clean) for s, ce, e, _, clean in pieces])
         units: list[_Unit] = []
-        for s, ce, e, clean in pieces:
-            c_full, c_core = self._counter.piece(text, s, ce, e)
+        for (s, ce, e, fence_line, clean), (c_full, c_core) in zip(pieces, counts):
             if c_core <= target:
-                units.append(_Unit(s, e, ce, c_full, c_core, clean, cont, (b.kind,)))
+                units.append(_Unit(s, e, ce, c_full, c_core, clean, cont, ((s, kind),)))
+            elif fence_line:  # a fenced region inside a list item / admonition that does not fit: by lines
+                sub = self._line_units(st, bi, _line_pieces(text, s, e, group_fences=False), target,
+                                       normalize(fence_line), kind)
+                sub[0].cont_prefix = cont
+                units.extend(_glue_fence_ends(sub, text, text.find("\n", s) + 1 or e))
             else:
-                units.extend(self._split_inline(text, s, ce, e, clean, target, cont, b.kind))
+                units.extend(self._split_inline(st, bi, s, ce, e, clean, target, cont, kind))
         if not units:
             return units
         units[0].cont_prefix = ""  # the first piece carries the real header / fence line itself
-        # the header rows / opening fence stay with the first data row; a closing fence stays with the last line
-        if b.kind in ("table", "code", "html_table") and len(units) > 1 and units[0].content_end <= b.header_end:
-            units[0:2] = [_merge_units(units[0], units[1], text)]
-        if b.kind == "code" and len(units) > 1 and _is_fence_line(text[units[-1].start : units[-1].content_end]):
-            units[-2:] = [_merge_units(units[-2], units[-1], text)]
+        if kind in ("table", "code", "html_table"):
+            units = _glue_fence_ends(units, text, b.header_end)
         return units
 
-    def _split_inline(self, text: str, s: int, ce: int, e: int, clean: bool, target: int, cont: str, kind: str) -> list[_Unit]:
-        """Split one line into sentences, then words, then grapheme runs, each piece under ``target`` tokens."""
+    def _line_units(self, st: "_DocState", bi: int, pieces: list[tuple[int, int, int, str, bool]], target: int, cont: str,
+                    kind: str) -> list[_Unit]:
+        units: list[_Unit] = []
+        counts = st.piece_counts(bi, [(s, ce, e, clean) for s, ce, e, _, clean in pieces])
+        for (s, ce, e, _, clean), (f, c) in zip(pieces, counts):
+            if c <= target:
+                units.append(_Unit(s, e, ce, f, c, clean, cont, ((s, kind),)))
+            else:
+                units.extend(self._split_inline(st, bi, s, ce, e, clean, target, cont, kind))
+        return units
+
+    def _split_inline(self, st: "_DocState", bi: int, s: int, ce: int, e: int, clean: bool, target: int, cont: str,
+                      kind: str) -> list[_Unit]:
+        """Split one line into sentences, then words, then grapheme runs, each piece under ``target`` tokens.
+
+        A sentence or word piece starts at the last whitespace character before its first word (``lead`` = 1): the
+        pre-tokenizer attaches that space to the word, so counts stay additive across such cuts. Cuts without
+        whitespace (after a CJK full stop, inside a word) are not additive (``clean=False``)."""
+        text = st.doc.text
         out: list[_Unit] = []
-        count = self._counter.count
-        for ps, pce, pe in _sub_pieces(text, s, ce, e, _SENTENCE_END):
-            piece = normalize_inner(text[ps:pce])
-            n = count(piece)
+        sents = _sub_pieces(text, s, ce, e, _SENTENCE_CUT, 0, clean)
+        for (ps, pce, pe, lead, pclean), (f, n) in zip(sents, st.piece_counts(bi, [(p[0], p[1], p[2], p[4]) for p in sents])):
             if n <= target:
-                out.append(_Unit(ps, pe, pce, count(normalize_inner(text[ps:pe])), n, False, cont, (kind,)))
+                out.append(_Unit(ps, pe, pce, f, n, pclean, cont, ((ps + lead, kind),), 0, None, lead))
                 continue
-            for ws, wce, we in _sub_pieces(text, ps, pce, pe, _WS_RUN):
-                wn = count(normalize_inner(text[ws:wce]))
+            words = _sub_pieces(text, ps, pce, pe, _WORD_CUT, lead, pclean)
+            for (ws, wce, we, wlead, wclean), (wf, wn) in zip(words, st.piece_counts(bi, [(w[0], w[1], w[2], w[4]) for w in words])):
                 if wn <= target:
-                    out.append(_Unit(ws, we, wce, count(normalize_inner(text[ws:we])), wn, False, cont, (kind,)))
+                    out.append(_Unit(ws, we, wce, wf, wn, wclean, cont, ((ws + wlead, kind),), 0, None, wlead))
                 else:
-                    out.extend(self._split_graphemes(text, ws, wce, we, target, cont, kind))
-        if out:
-            out[0].clean = clean
+                    out.extend(self._split_graphemes(text, ws, wce, we, target, cont, kind, wlead, wclean))
         return out
 
-    def _split_graphemes(self, text: str, s: int, ce: int, e: int, target: int, cont: str, kind: str) -> list[_Unit]:
+    def _split_graphemes(self, text: str, s: int, ce: int, e: int, target: int, cont: str, kind: str, lead: int = 0,
+                         clean: bool = False) -> list[_Unit]:
         """Cut a run with no whitespace into pieces of <= target tokens at grapheme-cluster boundaries (linear)."""
         count = self._counter.count
-        bounds = grapheme_boundaries(text, s, ce)
+        piece = self._counter.piece
+        bounds = grapheme_boundaries(text, s + lead, ce)
+        if lead:
+            bounds[0] = s
         out: list[_Unit] = []
         total = count(normalize_inner(text[s:ce]))
         chars_per_token = max(1.0, (ce - s) / max(1, total))
@@ -412,8 +590,7 @@ class Chunker:
             want = max(1, int(target * chars_per_token * 0.9))
             # furthest grapheme boundary within `want` characters, then shrink until the piece fits
             lo = bi + 1
-            hi = _bisect_right(bounds, start + want) - 1
-            hi = max(hi, lo)
+            hi = max(bisect.bisect_right(bounds, start + want) - 1, lo)
             while True:
                 piece_end = bounds[hi]
                 n = count(normalize_inner(text[start:piece_end]))
@@ -424,80 +601,194 @@ class Chunker:
             if n > target:
                 oversize = f"a single grapheme cluster of {n} tokens exceeds the cap"
             end = e if piece_end == ce else piece_end
-            out.append(_Unit(start, end, piece_end, count(normalize_inner(text[start:end])), n, False, cont, (kind,), oversize))
+            f = piece(text, start, piece_end, end)[0] if end > piece_end else n
+            first = not out
+            out.append(_Unit(start, end, piece_end, f, n, clean if first else False, cont,
+                             ((start + (lead if first else 0), kind),), 0, oversize, lead if first else 0))
             bi = hi
         return out
 
-    def _pack(self, doc: ParsedDocument, params: ChunkParams, units: list[_Unit], anchors: list[str], overlap: int) -> list["_Window"]:
-        """Greedy windows over units: grow to the target, never past the cap, then step back ``overlap`` tokens."""
-        windows: list[_Window] = []
+    # ------------------------------------------------------------------ windows
+    def _pack(self, st: "_DocState", params: ChunkParams, g: _Group, units: list[_Unit], overlap: int) -> list[_Window]:
+        """Greedy windows over units with a balanced target, never past the cap, each overlapping the previous one
+        by at most ``overlap`` tokens (see the module docstring)."""
         n = len(units)
-        i = 0
+        if n == 0:
+            return []
+        sliding = params.mode == "sliding"
+        base_anchors = g.anchors
+        p_tok0 = self._prefix_tokens(self._prefix(base_anchors, params))
+        total = sum(u.c_full for u in units)
+        stride = max(1, params.size_tokens - p_tok0 - overlap)
+        n_windows = max(1, math.ceil(max(0, total - overlap) / stride))
+        balanced = math.ceil(max(0, total - overlap) / n_windows) + overlap + p_tok0
+        eff_size = min(params.size_tokens, int(balanced * 1.05) + 8)
+        windows: list[_Window] = []
+        i, head = 0, None
         while i < n:
-            prefix = self._prefix(anchors, params, units[i].cont_prefix)
+            anchors = st.doc.sections[units[i].sec].anchors if sliding else base_anchors
+            prefix = self._prefix(anchors, params, units[i].cont_prefix if head is None else "")
             p_tok = self._prefix_tokens(prefix)
-            target = params.size_tokens - p_tok
             cap = params.max_tokens - p_tok
-            total_full = 0
+            target = min(eff_size - p_tok, cap)
+            must = windows[-1].last + 1 if windows else i  # the first unit the previous window did not hold
+            run = head.c_full if head is not None else 0
             j = i
             while j < n:
-                cand = total_full + units[j].c_core
-                if j > i and (cand > target or cand > cap):
-                    break
-                total_full += units[j].c_full
+                u = units[j]
+                if j > must or (j == must and j > i) or head is not None:
+                    if run + u.c_core > cap or (j > must and run + u.c_core > target):
+                        break
+                run += u.c_full
                 j += 1
-            w = self._exact_window(doc, units, i, j, prefix, p_tok, params.max_tokens)
+            if j <= must:  # the overlap left no room for the next new unit: start it without overlap
+                i, head = must, None
+                continue
+            w = self._exact_window(st, params, units, i, j, head, prefix, base_anchors, sliding)
+            if w.last < must:  # re-encoding showed no room for a new unit next to the overlap: drop the overlap
+                i, head = must, None
+                continue
             windows.append(w)
-            j = w.last_unit + 1
-            if j >= n:
+            if w.last + 1 >= n:
                 break
-            nxt = j
-            if overlap > 0:
-                k = j - 1
-                run = units[k].c_core
-                while k - 1 > i and run + units[k - 1].c_full <= overlap:
-                    k -= 1
-                    run += units[k].c_full
-                if run <= overlap and k > i:
-                    nxt = k
-            i = nxt
-        # a tail window under min_tokens merges into the previous window when the result stays under the cap
+            i, head = self._overlap_start(st.doc.text, params, units, w, overlap)
+        # a tail window under min_tokens merges into the previous window when the union stays under the cap
         if len(windows) >= 2 and windows[-1].n_tokens < params.min_tokens:
             a, b = windows[-2], windows[-1]
-            merged = self._exact_window(doc, units, a.first_unit, b.last_unit + 1, a.prefix, self._prefix_tokens(a.prefix),
-                                        params.max_tokens, shrink=False)
+            merged = self._exact_window(st, params, units, a.first, b.last + 1, a.head, a.prefix, base_anchors, sliding,
+                                        shrink=False)
             if merged.n_tokens <= params.max_tokens:
                 windows[-2:] = [merged]
         return windows
 
-    def _exact_window(self, doc, units, i, j, prefix, p_tok, cap, shrink: bool = True) -> "_Window":
-        """Window of units[i:j] with its exact token count; drops trailing units while over the cap."""
-        text = doc.text
+    def _exact_window(self, st: "_DocState", params: ChunkParams, units: list[_Unit], i: int, j: int, head: _Head | None,
+                      prefix: str, anchors: list[str], sliding: bool, shrink: bool = True) -> _Window:
+        """Window of [head] + units[i:j] with its exact token count; drops trailing units while over the cap."""
+        text = st.doc.text
+        cap = params.max_tokens
         while True:
-            if all(units[k].clean for k in range(i + 1, j)):
-                n_tok = p_tok + sum(u.c_full for u in units[i : j - 1]) + units[j - 1].c_core
+            if sliding:
+                anchors = self._window_anchors(st, units, i, j, head)
+                prefix = self._prefix(anchors, params, units[i].cont_prefix if head is None else "")
+            p_tok = self._prefix_tokens(prefix)
+            u0 = units[i]
+            if head is not None:
+                start, f0, c0, rest = head.start, head.c_full, head.c_core, i
+            elif u0.lead:  # the window text starts after the unit's leading space: count that piece alone
+                start = u0.start + u0.lead
+                f0, c0 = self._counter.piece(text, start, u0.content_end, u0.end)
+                rest = i + 1
             else:
-                n_tok = self.tokenizer.count(join_prefix(prefix, normalize(text[units[i].start : units[j - 1].content_end])))
-            if n_tok <= cap or j - 1 <= i or not shrink:
+                start, f0, c0, rest = u0.start, u0.c_full, u0.c_core, i + 1
+            clean = all(units[k].clean for k in range(rest, j))
+            if clean:
+                if rest >= j:
+                    n_tok = p_tok + c0
+                else:
+                    n_tok = p_tok + f0 + sum(u.c_full for u in units[rest : j - 1]) + units[j - 1].c_core
+            else:
+                n_tok = self.tokenizer.count(join_prefix(prefix, normalize(text[start : units[j - 1].content_end])))
+            if n_tok <= cap or not shrink or (j - 1 <= i and head is None):
                 break
-            j -= 1
-        kinds = tuple(dict.fromkeys(k for u in units[i:j] for k in u.kinds))
+            if j - 1 > i:
+                j -= 1
+            else:
+                head = None
+        kinds: dict[str, None] = {}
+        if head is not None:
+            kinds[units[head.unit].parts[-1][1]] = None
+        for u in units[i:j]:
+            for _, k in u.parts:
+                kinds[k] = None
         oversize = next((u.oversize for u in units[i:j] if u.oversize), None)
         if n_tok > cap and oversize is None:
             oversize = "a single unit that cannot be split further exceeds the cap"
-        w = _Window(units[i].start, units[j - 1].content_end, n_tok, prefix, -1, -1, kinds, oversize)
-        w.first_unit, w.last_unit = i, j - 1
-        return w
+        return _Window(start, units[j - 1].content_end, n_tok, prefix, i, j - 1, head, tuple(kinds), oversize,
+                       list(anchors))
 
-    def _make_chunk(self, doc: ParsedDocument, params: ChunkParams, w: "_Window", anchors, section, key, id_counters) -> Chunk:
+    def _window_anchors(self, st: "_DocState", units: list[_Unit], i: int, j: int, head: _Head | None) -> list[str]:
+        """Sliding mode: the common path of the sections a window touches."""
+        secs = st.doc.sections
+        first = units[head.unit].sec if head is not None else units[i].sec
+        anchors = list(secs[first].anchors)
+        seen = {first}
+        for u in units[i:j]:
+            for pos, _ in u.parts:
+                k = st.section_index[st.block_at(pos)]
+                if k not in seen:
+                    seen.add(k)
+                    anchors = _common_prefix(anchors, secs[k].anchors)
+        return anchors
+
+    def _overlap_start(self, text: str, params: ChunkParams, units: list[_Unit], w: _Window, overlap: int) -> tuple[int, _Head | None]:
+        """Where the window after ``w`` starts: (first whole unit, partial head or None) such that the text it repeats
+        from ``w`` has at most ``overlap`` tokens."""
+        nxt = w.last + 1
+        if overlap <= 0:
+            return nxt, None
+        acc = 0
+        k = w.last
+        lowest = w.first + 1 if w.head is None else w.first  # never repeat the whole previous window
+        while k >= lowest:
+            u = units[k]
+            cost = u.c_core if k == w.last else u.c_full
+            if acc + cost > overlap:
+                break
+            acc += cost
+            k -= 1
+        # units[k+1 .. w.last] are repeated whole; try a suffix of units[k] for the rest of the budget
+        if k >= w.first:
+            head = self._overlap_head(text, params, units, k, overlap - acc, is_last=k == w.last)
+            if head is not None and head.start > w.start:
+                return k + 1, head
+        return k + 1, None
+
+    def _overlap_head(self, text: str, params: ChunkParams, units: list[_Unit], k: int, budget: int, is_last: bool) -> _Head | None:
+        """The longest suffix of units[k] that starts at a line / sentence start inside a paragraph-like part (or at a
+        later constituent start) and has at most ``budget`` tokens; None when there is none."""
+        if budget < 8:
+            return None
+        u = units[k]
+        cands: list[int] = []
+        parts = u.parts
+        for idx, (ps, kind) in enumerate(parts):
+            pe = parts[idx + 1][0] if idx + 1 < len(parts) else u.content_end
+            if idx > 0 and parts[idx - 1][1] != "heading":
+                cands.append(ps)
+            if kind not in params.keep_atomic and kind not in ("heading", "hr", "front_matter"):
+                cands.extend(m.end() for m in _SENTENCE_CUT.finditer(text, ps, pe) if m.end() < pe)
+        if not cands:
+            return None
+        cands = sorted(set(c for c in cands if u.start < c < u.content_end))
+        if not cands:
+            return None
+        chars_per_token = max(1.0, (u.content_end - u.start) / max(1, u.c_core))
+        # first candidate whose estimated suffix fits, then walk right until the exact count fits
+        idx = bisect.bisect_left(cands, u.content_end - int(budget * chars_per_token * 0.95))
+        for c in cands[min(idx, len(cands) - 1) :]:
+            full, core = self._counter.piece(text, c, u.content_end, u.end)
+            if (core if is_last else full) <= budget:
+                return _Head(c, k, full, core)
+        return None
+
+    # ------------------------------------------------------------------ output
+    def _make_chunk(self, doc: ParsedDocument, params: ChunkParams, w: _Window, g: _Group, ids: Counter[str]) -> Chunk:
         text = normalize(doc.text[w.start : w.end])
-        fb = _block_index(doc.blocks, w.start)
-        lb = _block_index(doc.blocks, max(w.start, w.end - 1))
-        raw_start, raw_end = doc.raw_span(w.start, w.end, fb, lb)
-        n = id_counters[key]
-        id_counters[key] += 1
+        if doc.text_is_raw:
+            raw_start, raw_end = w.start, w.end
+        else:
+            fb = _block_index(doc.blocks, w.start)
+            lb = _block_index(doc.blocks, max(w.start, w.end - 1))
+            raw_start, raw_end = doc.raw_span(w.start, w.end, fb, lb)
+        anchors = w.anchors
+        section = g.section
+        key = section.key if section is not None and section.key and len(g.secs) == 1 else ""
+        key = key or _anchor_key(tuple(anchors))
+        n = ids[key]
+        ids[key] += 1
         sec_meta = section.meta if section is not None else {}
-        meta = ChunkMeta(
+        extra = doc.meta.get("chunk_meta", {})
+        fields: dict[str, Any] = dict(
             source_type=doc.source_type,
             source_id=sec_meta.get("source_id", doc.doc_id),
             source_path=doc.source_path,
@@ -509,40 +800,147 @@ class Chunker:
             language=doc.lang,
             domain=params.domain,
             block_kinds=list(w.kinds),
-            **{k: v for k, v in {**doc.meta.get("chunk_meta", {}), **sec_meta}.items() if k != "source_id"},
         )
-        quality = Quality()
-        if w.oversize:
-            quality = Quality(atomic_oversize=True, oversize_reason=w.oversize)
-        return Chunk(id=f"{doc.doc_id}#{key}#{n:03d}", text=text, meta=meta, spans=Spans(char_start=raw_start, char_end=raw_end),
-                     quality=quality)
+        meta = ChunkMeta(**fields, **{k: v for k, v in {**extra, **sec_meta}.items() if k != "source_id"})
+        quality = Quality(atomic_oversize=True, oversize_reason=w.oversize) if w.oversize else Quality()
+        return Chunk(id=f"{doc.doc_id}#{key}#{n:03d}", text=text, meta=meta,
+                     spans=Spans(char_start=raw_start, char_end=raw_end), quality=quality)
 
 
-@dataclass(slots=True)
-class _Window:
-    start: int
-    end: int
-    n_tokens: int
-    prefix: str
-    first_unit: int
-    last_unit: int
-    kinds: tuple[str, ...]
-    oversize: str | None
+class _DocState:
+    """Per-document token counts and the section of every block.
+
+    The normalised document text is encoded once (:meth:`Tokenizer.token_ends`); the count of any piece that starts
+    and ends on additive boundaries (block starts, line starts, the space before a word) is then the number of tokens
+    between the two byte offsets. Every such offset is checked to be a token end, and a piece that fails the check
+    (or a document with lone surrogates) is encoded on its own instead.
+    """
+
+    __slots__ = ("doc", "counter", "full", "core", "section_index", "_starts", "_ends", "_bbyte", "_ascii", "_cum")
+
+    def __init__(self, doc: ParsedDocument, counter: _Counter) -> None:
+        self.doc = doc
+        self.counter = counter
+        idx = [0] * len(doc.blocks)
+        for k, s in enumerate(doc.sections):
+            for b in range(s.first, s.last):
+                idx[b] = k
+        self.section_index = idx
+        self._starts: list[int] | None = None
+        self._ends: np.ndarray | None = None
+        self._bbyte: list[int] = []
+        self._ascii = False
+        self.full: list[int] = []
+        self.core: list[int] = []
+        self._count_blocks()
+        self._cum = list(itertools.accumulate(self.full, initial=0))
+
+    def _count_blocks(self) -> None:
+        doc, text, blocks = self.doc, self.doc.text, self.doc.blocks
+        try:
+            if text.isascii() and "\r" not in text:  # normalisation is the identity: char offsets are byte offsets
+                self._ascii = True
+                norm = text
+                bbyte = [b.start for b in blocks]
+                bbyte.append(len(text))
+                cbyte = [b.content_end for b in blocks]
+            else:
+                parts = [normalize_inner(text[b.start : b.end]) for b in blocks]
+                lead = len(normalize_inner(text[: blocks[0].start]).encode("utf-8"))
+                bbyte = list(itertools.accumulate((len(p.encode("utf-8")) for p in parts), initial=lead))
+                cbyte = [s + len(p.rstrip().encode("utf-8")) for s, p in zip(bbyte, parts)]
+                norm = normalize_inner(text[: blocks[0].start]) + "".join(parts)
+            ends = self.counter.tok.token_ends(norm)
+        except UnicodeEncodeError:  # lone surrogates: no UTF-8 offsets
+            ends = None
+        idx = self._token_index(ends, bbyte) if ends is not None else None
+        if idx is None:
+            pairs = [self.counter.piece(text, b.start, b.content_end, b.end) for b in blocks]
+            self.full = [p[0] for p in pairs]
+            self.core = [p[1] for p in pairs]
+            return
+        self._ends, self._bbyte = ends, bbyte
+        self.full = np.diff(idx).tolist()
+        # the core count is the tokens before the content end when that is a token end (the trailing whitespace
+        # is then separate tokens); otherwise the final punctuation run absorbed newlines: use the tail delta
+        off = np.asarray(cbyte, dtype=np.int64)
+        cidx = np.searchsorted(ends, off, side="right")
+        at_end = (ends[np.maximum(cidx - 1, 0)] == off) & (cidx > 0)
+        core = (cidx - idx[:-1]).tolist()
+        td = self.counter.tail_delta
+        for k in np.flatnonzero(~at_end).tolist():
+            b = blocks[k]
+            core[k] = self.full[k] - td(text, b.start, b.content_end, b.end)
+        self.core = core
+
+    @staticmethod
+    def _token_index(ends: np.ndarray, offsets: list[int]) -> np.ndarray | None:
+        """Number of tokens before each byte offset, or None when an offset is not a token end."""
+        off = np.asarray(offsets, dtype=np.int64)
+        if not len(ends):
+            return None
+        idx = np.searchsorted(ends, off, side="right")
+        if not np.all((off == 0) | ((idx > 0) & (ends[np.maximum(idx - 1, 0)] == off))):
+            return None
+        return idx
+
+    def piece_counts(self, bi: int, pieces: list[tuple[int, int, int, bool]]) -> list[tuple[int, int]]:
+        """(with trailing whitespace, without) counts of contiguous pieces ``(start, content_end, end, clean)``
+        inside block ``bi``, in order; ``clean`` says the piece starts on an additive boundary (the first piece
+        must start on a line start or at the block start, the last must end at a line end or the block end)."""
+        text, counter = self.doc.text, self.counter
+        out: list[tuple[int, int] | None] = [None] * len(pieces)
+        if self._ends is not None and pieces:
+            positions = [p[0] for p in pieces] + [pieces[-1][2]]
+            if self._ascii:
+                offsets = positions
+            else:
+                b = self.doc.blocks[bi]
+                offsets, byte, pos = [], self._bbyte[bi], b.start
+                for q in positions:
+                    byte += len(normalize_inner(text[pos:q]).encode("utf-8"))
+                    offsets.append(byte)
+                    pos = q
+            off = np.asarray(offsets, dtype=np.int64)
+            idx = np.searchsorted(self._ends, off, side="right")
+            prev = self._ends[np.maximum(idx - 1, 0)]
+            good = ((off == 0) | ((idx > 0) & (prev == off))).tolist()
+            idx_l = idx.tolist()
+            for k, (s, ce, e, clean) in enumerate(pieces):
+                end_clean = k + 1 == len(pieces) or pieces[k + 1][3]
+                if (clean or k == 0) and end_clean and good[k] and good[k + 1]:
+                    f = idx_l[k + 1] - idx_l[k]
+                    out[k] = (f, f - counter.tail_delta(text, s, ce, e) if e > ce else f)
+        return [c if c is not None else counter.piece(text, p[0], p[1], p[2]) for c, p in zip(out, pieces)]
+
+    def block_at(self, pos: int) -> int:
+        if self._starts is None:
+            self._starts = [b.start for b in self.doc.blocks]
+        return max(0, bisect.bisect_right(self._starts, pos) - 1)
+
+    def block_counts(self, first: int, last: int) -> list[tuple[int, int]]:
+        """(with trailing whitespace, without) token counts of blocks[first:last]."""
+        return list(zip(self.full[first:last], self.core[first:last]))
+
+    def run_counts(self, first: int, last: int) -> tuple[int, int]:
+        """Exact counts (with trailing whitespace, without) of the run blocks[first:last] (additive at block starts)."""
+        f = self._cum[last - 1] - self._cum[first]
+        return f + self.full[last - 1], f + self.core[last - 1]
 
 
-def _merge_units(a: _Unit, b: _Unit, text: str) -> _Unit:
+def _standalone(g: _Group) -> bool:
+    return g.section is not None and g.section.standalone
+
+
+def _merge_groups(a: _Group, b: _Group, section: Section | None) -> _Group:
+    return _Group(_common_prefix(a.anchors, b.anchors), a.first, b.last, section, max(a.depth, b.depth),
+                  secs=a.secs + b.secs)
+
+
+def _merge_units(a: _Unit, b: _Unit) -> _Unit:
     """One unit covering a then b (b must start where a ends)."""
     return _Unit(a.start, b.end, b.content_end, a.c_full + b.c_full, a.c_full + b.c_core, a.clean, a.cont_prefix,
-                 a.kinds + tuple(k for k in b.kinds if k not in a.kinds), a.oversize or b.oversize)
-
-
-def _common_prefix(a: list[str], b: list[str]) -> list[str]:
-    out = []
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        out.append(x)
-    return out
+                 a.parts + b.parts, a.sec, a.oversize or b.oversize, a.lead)
 
 
 def _block_index(blocks: list[Block], pos: int) -> int:
@@ -556,55 +954,78 @@ def _block_index(blocks: list[Block], pos: int) -> int:
     return lo
 
 
-def _bisect_right(a: list[int], x: int) -> int:
-    import bisect
-
-    return bisect.bisect_right(a, x)
-
-
 _FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _is_fence_line(s: str) -> bool:
     return bool(_FENCE_LINE.match(s))
 
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+def _line_pieces(text: str, start: int, end: int, group_fences: bool = True) -> list[tuple[int, int, int, str, bool]]:
+    """Lines of text[start:end] as (start, content_end, end, fence_line, True); blank lines join the line before them
+    (the last element says the piece starts on an additive boundary: a line start always does).
 
-
-def _line_pieces(text: str, start: int, end: int) -> list[tuple[int, int, int, bool]]:
-    """Lines of text[start:end] as (start, content_end, end, clean); blank lines join the line before them."""
-    out: list[list[int]] = []
+    With ``group_fences`` a fenced code region inside the range (a fence in a list item or an admonition) is one
+    piece from its opening to its closing fence line, and ``fence_line`` holds the opening line (else "").
+    """
+    out: list[list[Any]] = []
+    region = False
+    fence_close: re.Pattern[str] | None = None
     pos = start
-    for m in _LINE_BREAK.finditer(text, start, end):
-        line_start, line_end, nxt = pos, m.start(), m.end()
-        if text[line_start:line_end].strip() and text[line_start:line_end].strip("\ufeff").strip():
-            ce = line_end
-            while ce > line_start and text[ce - 1].isspace():
-                ce -= 1
-            out.append([line_start, ce, nxt])
-        elif out:
-            out[-1][2] = nxt
+    bounds = [(m.start(), m.end()) for m in _LINE_BREAK.finditer(text, start, end)]
+    if not bounds or bounds[-1][1] < end:
+        bounds.append((end, end))
+    for le, nxt in bounds:
+        s = pos
         pos = nxt
-    if pos < end:
-        seg = text[pos:end]
-        if seg.strip():
-            ce = end
-            while ce > pos and text[ce - 1].isspace():
-                ce -= 1
-            out.append([pos, ce, end])
-        elif out:
-            out[-1][2] = end
+        line = text[s:le]
+        blank = not line.strip() or not line.replace("\ufeff", "").strip()
+        if region:
+            if not blank:
+                out[-1][1] = _rstrip_end(text, s, le)
+            out[-1][2] = nxt
+            if fence_close is not None and fence_close.match(line):
+                region, fence_close = False, None
+            continue
+        if blank:
+            if out:
+                out[-1][2] = nxt
+            continue
+        out.append([s, _rstrip_end(text, s, le), nxt, ""])
+        if group_fences:
+            fm = _FENCE_OPEN.match(line)
+            if fm and not (fm.group(1)[0] == "`" and "`" in line[fm.end() :]):
+                fence_close = re.compile(r"^[ \t]*" + re.escape(fm.group(1)[0]) + "{" + str(len(fm.group(1))) + r",}[ \t]*$")
+                region = True
+                out[-1][3] = line
     if out:
         out[-1][2] = end
-    return [(s, ce, e, True) for s, ce, e in out]
+    return [(s, ce, e, f, True) for s, ce, e, f in out]
+
+
+def _rstrip_end(text: str, s: int, e: int) -> int:
+    while e > s and (text[e - 1].isspace() or text[e - 1] == "\ufeff"):
+        e -= 1
+    return e
+
+
+def _glue_fence_ends(units: list[_Unit], text: str, header_end: int) -> list[_Unit]:
+    """Keep the header rows / opening fence line with the first data line, and a closing fence with the last line."""
+    while len(units) > 1 and units[0].content_end <= header_end and units[1].clean:
+        units[0:2] = [_merge_units(units[0], units[1])]
+    if len(units) > 1 and units[-1].clean and _is_fence_line(text[units[-1].start : units[-1].content_end]):
+        units[-2:] = [_merge_units(units[-2], units[-1])]
+    return units
 
 
 _TR_OPEN = re.compile(r"<tr\b", re.IGNORECASE)
 
 
-def _html_row_pieces(text: str, b: Block) -> list[tuple[int, int, int, bool]]:
-    """Pieces of an HTML table block starting at each ``<tr``; the first piece is everything before the second row."""
+def _html_row_pieces(text: str, b: Block) -> list[tuple[int, int, int, str, bool]]:
+    """Pieces of an HTML table block starting at each ``<tr``; the first piece is everything before the second row.
+    A row that does not start a line is not an additive boundary (``<tr`` may merge with the preceding ``>``)."""
     starts = [b.start] + [m.start() for m in _TR_OPEN.finditer(text, b.header_end or b.start, b.end)]
     starts = sorted(set(s for s in starts if b.start <= s < b.content_end))
     out = []
@@ -614,25 +1035,41 @@ def _html_row_pieces(text: str, b: Block) -> list[tuple[int, int, int, bool]]:
         while ce > s and text[ce - 1].isspace():
             ce -= 1
         if ce > s:
-            out.append((s, ce, e, k == 0))
+            out.append((s, ce, e, "", k == 0 or text[s - 1] in "\r\n"))
     return out
 
 
-def _sub_pieces(text: str, s: int, ce: int, e: int, boundary: "re.Pattern[str] | regex.Pattern[str]") -> list[tuple[int, int, int]]:
-    """Split text[s:ce] at a boundary regex into (start, content_end, end) pieces; whitespace goes to the left piece."""
+def _sub_pieces(text: str, s: int, ce: int, e: int, cut: "regex.Pattern[str]", lead: int,
+                clean: bool) -> list[tuple[int, int, int, int, bool]]:
+    """Split text[s:ce] at the matches of ``cut`` into (start, content_end, end, lead, clean) pieces.
+
+    A piece after a whitespace cut starts at the last whitespace character before its first non-space character
+    (``lead`` = 1, ``clean`` = True: cl100k's pre-tokenizer attaches exactly that one space to the next word, so the
+    counts of the pieces add up). A cut with no whitespace (after a CJK full stop) gives ``lead`` = 0 and
+    ``clean`` = False. The first piece keeps the caller's ``lead`` and ``clean``. Linear in ``ce - s``.
+    """
     out = []
     pos = s
-    for m in boundary.finditer(text, s, ce):
-        if m.end() <= pos or m.end() >= ce:
+    for m in cut.finditer(text, s + lead, ce):
+        c = m.end()
+        if c >= ce or c <= pos + lead:
             continue
-        cut = m.end()
-        c_end = m.start()
+        k = c
+        while k > pos and text[k - 1].isspace() and text[k - 1] not in "\r\n":
+            k -= 1
+        if k > pos and text[k - 1] in "\r\n":
+            b, nclean = k, True  # the whitespace holds a line break: cut at the line start (additive, like a block)
+        elif text[c - 1].isspace():
+            b, nclean = c - 1, True
+        else:
+            b, nclean = c, False
+        c_end = b
         while c_end > pos and text[c_end - 1].isspace():
             c_end -= 1
-        if c_end > pos:
-            out.append((pos, c_end, cut))
-            pos = cut
-    out.append((pos, ce, e))
+        if c_end > pos + lead:
+            out.append((pos, c_end, b, lead, clean))
+            pos, lead, clean = b, c - b, nclean
+    out.append((pos, ce, e, lead, clean))
     return out
 
 
@@ -640,18 +1077,33 @@ def chunk_text(text: str, *, config: ChunkingConfig | str | None = None, doc_id:
                lang: str = "und", domain: str | None = None, tokenizer: Tokenizer | None = None, **overrides: Any) -> list[Chunk]:
     """Chunk Markdown or plain text, like a LangChain or Chonkie splitter.
 
-    ``config``: a :class:`ChunkingConfig`, a path to a ``chunking.yaml`` or None for the defaults.
+    ``config``: a :class:`ChunkingConfig`, a path to a ``chunking.yaml`` or None for ``configs/chunking.yaml``.
     ``overrides``: config keys, e.g. ``mode="sliding"``, ``size_tokens=400``, ``overlap_ratio=0.15``,
-    ``max_tokens=800`` (see :data:`heritage_pipeline.config.OVERRIDE_ALIASES`); ``domain`` picks a preset
-    (``tech``, ``legal``, ``faq``; None = the ``sliding_window`` sizes).
-    Returns chunks with ``id``, ``text``, ``char_start``/``char_end`` (code points into ``text``), ``anchors``,
-    ``context_prefix`` and ``len_tokens`` (exact cl100k count of prefix + text). Raises
-    :class:`~heritage_pipeline.config.ConfigError` for invalid overrides.
+    ``max_tokens=800``, ``min_tokens=100``, ``adaptive_overlap=True`` (the short names of
+    :data:`heritage_pipeline.config.OVERRIDE_ALIASES`, or any dotted key such as ``"hierarchy.levels"``).
+    ``domain`` picks a preset of ``domains.presets`` (``tech``, ``legal``, ``faq``); None keeps the
+    ``sliding_window`` sizes.
+
+    Returns chunks in document order with ``id`` (``<doc_id>#<heading path>#<nnn>``), ``text``,
+    ``char_start``/``char_end`` (code points into ``text``, half-open; ``text`` is the normalised slice),
+    ``anchors``, ``context_prefix`` and ``len_tokens`` (exact count of prefix + blank line + text). An empty or
+    blank text gives ``[]``. Raises :class:`~heritage_pipeline.config.ConfigError` for invalid overrides (naming
+    the key and its allowed range) and ValueError for an unknown domain.
     """
+    cap = overrides.get("max_tokens", overrides.get("quality.length.max_tokens"))
+    if isinstance(cap, int) and not any(k.startswith(("domains", "sliding_window__size")) for k in overrides):
+        # a lower max_tokens override clamps the domain presets (chunking.yaml rejects presets above the cap)
+        base = config if isinstance(config, ChunkingConfig) else config_from(config, {})
+        for name, preset in base.domains.presets.items():
+            if preset.size_tokens > cap:
+                overrides[f"domains.presets.{name}.size_tokens"] = cap
+        if "size_tokens" not in overrides and base.sliding_window.size_tokens > cap:
+            overrides["size_tokens"] = cap
     cfg = config_from(config, overrides)
+    if domain is not None and domain not in cfg.domains.presets:
+        raise ValueError(f"unknown domain {domain!r}: choose one of {sorted(cfg.domains.presets)} or None")
     chunker = _chunker_for(cfg, tokenizer)
-    doc = parse_markdown(text.removeprefix("\ufeff") if text.startswith("\ufeff") else text, doc_id=doc_id,
-                         source_path=source_path, lang=lang, max_level=cfg.hierarchy.max_level)
+    doc = parse_markdown(text, doc_id=doc_id, source_path=source_path, lang=lang, max_level=cfg.hierarchy.max_level)
     doc.domain = domain
     return chunker.chunk_document(doc, params_for(cfg, source_type="document", domain=domain))
 
