@@ -468,24 +468,33 @@ class Chunker:
             avail = budget - carry
             if c_core <= avail and (b.kind in params.keep_atomic or c_core <= params.size_tokens):
                 raw.append(_Unit(b.start, b.end, b.content_end, c_full, c_core, True, "", ((b.start, b.kind),), sec))
+            elif b.kind in params.keep_atomic and c_core <= params.max_tokens:
+                # fits the cap alone but not after the breadcrumb / a heading: kept whole, in a window of its own
+                # whose prefix is shortened (a heading before it that does not fit stays in the previous window)
+                raw.append(_Unit(b.start, b.end, b.content_end, c_full, c_core, True, "", ((b.start, b.kind),), sec))
             else:
                 pieces = self._split_block(st, bi, params, g.anchors, reserve=carry)
                 for p in pieces:
                     p.sec = sec
                 raw.extend(pieces)
             carry = carry + raw[-1].c_full if b.kind == "heading" else 0
-        return self._glue(raw, text, params)
+        return self._glue(raw, params, budget)
 
-    def _glue(self, units: list[_Unit], text: str, params: ChunkParams) -> list[_Unit]:
+    def _glue(self, units: list[_Unit], params: ChunkParams, budget: int) -> list[_Unit]:
         """Glue headings to the next unit, and paragraph-like units under ``min_paragraph_tokens`` to a neighbour of
-        the same section (the next one; the previous one at the section end) while the result stays under the
-        target. Atomic units are never glued to each other by this rule."""
+        the same section (the next one; the previous one at the section end) while the result stays within the
+        target and ``budget`` (the cap minus the breadcrumb). Atomic units are never glued to each other by this
+        rule. A heading is glued whenever the pair fits ``budget`` (blocks after a heading were split with that
+        reserve); only an atomic block that fits the cap alone but not with its heading leaves the heading in the
+        previous unit (the block is not cut)."""
+        limit = min(params.size_tokens, budget)
         out: list[_Unit] = []
         carry: _Unit | None = None
         for u in units:
             if carry is not None:
-                if carry.parts[-1][1] == "heading" or (
-                        carry.sec == u.sec and u.clean and carry.c_full + u.c_core <= params.size_tokens):
+                heading = carry.parts[-1][1] == "heading"
+                if (heading and (carry.c_full + u.c_core <= budget or not u.clean)) or (
+                        carry.sec == u.sec and u.clean and carry.c_full + u.c_core <= limit):
                     u = _merge_units(carry, u)
                 else:
                     out.append(carry)
@@ -508,7 +517,7 @@ class Chunker:
             kind = u.parts[-1][1]
             if (u.c_core < params.min_paragraph_tokens and u.clean and kind not in params.keep_atomic and prev.sec == u.sec
                     and (i + 1 == len(out) or out[i + 1].sec != u.sec)
-                    and prev.c_full + u.c_core <= params.size_tokens):
+                    and prev.c_full + u.c_core <= limit):
                 out[i - 1 : i + 1] = [_merge_units(prev, u)]
             i -= 1
         return out
@@ -693,6 +702,11 @@ class Chunker:
                     n_tok = p_tok + f0 + sum(u.c_full for u in units[rest : j - 1]) + units[j - 1].c_core
             else:
                 n_tok = self.tokenizer.count(join_prefix(prefix, normalize(text[start : units[j - 1].content_end])))
+            if n_tok > cap and j - 1 <= i and head is None and prefix:
+                shorter = self._fitting_prefix(anchors, params, u0.cont_prefix, c0, cap)
+                if shorter is not None:  # one unit that fits the cap alone: shorten the breadcrumb, never cut it
+                    prefix = shorter
+                    n_tok = self._prefix_tokens(prefix) + c0
             if n_tok <= cap or not shrink or (j - 1 <= i and head is None):
                 break
             if j - 1 > i:
@@ -710,6 +724,15 @@ class Chunker:
             oversize = "a single unit that cannot be split further exceeds the cap"
         return _Window(start, units[j - 1].content_end, n_tok, prefix, i, j - 1, head, tuple(kinds), oversize,
                        list(anchors))
+
+    def _fitting_prefix(self, anchors: list[str], params: ChunkParams, cont: str, n: int, cap: int) -> str | None:
+        """The longest context prefix (outer breadcrumb levels dropped first, then the repeated table header or
+        fence line ``cont``) with which a text of ``n`` tokens stays under ``cap``; None when even none fits."""
+        for k in range(1, len(anchors) + 1):
+            p = self._prefix(anchors[k:], params, cont)
+            if self._prefix_tokens(p) + n <= cap:
+                return p
+        return "" if n <= cap else None
 
     def _window_anchors(self, st: "_DocState", units: list[_Unit], i: int, j: int, head: _Head | None) -> list[str]:
         """Sliding mode: the common path of the sections a window touches."""
