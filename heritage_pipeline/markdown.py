@@ -68,6 +68,7 @@ _ATTR_LIST = re.compile(r"\s*\{[^{}]*#[^{}]*\}\s*$")
 _CLOSING_HASHES = re.compile(r"[ \t]+#+$")
 # First characters (after indentation) of lines that may open a block other than a paragraph.
 _SPECIAL_FIRST = frozenset("#`~>-*+_=|</0123456789")
+_SPECIAL_FIRST_OR_INDENT = _SPECIAL_FIRST | frozenset(" \t\ufeff\u00a0")
 
 
 def clean_heading(raw: str) -> str:
@@ -177,16 +178,31 @@ class _Scanner:
             if m:
                 self.add("front_matter", 0)
                 pos = self.after(self.eol(m.start()))
+        blocks = self.blocks
+        blank_lines = _BLANK_LINES.match
+        special = _SPECIAL_FIRST_OR_INDENT
+        find = s.find
         while True:
-            pos = _BLANK_LINES.match(s, pos).end()
+            if s.startswith("\n", pos):
+                pos = blank_lines(s, pos).end()
             if pos >= n:
                 break
-            eol = self.eol(pos)
+            eol = find("\n", pos)
+            if eol < 0:
+                eol = n
             line = s[pos:eol]
-            if eol == n and _is_blank(line):
-                break
+            c = line[:1]
+            # fast path: a one-line paragraph of ordinary text followed by an empty line (most prose)
+            if c not in special and "|" not in line and s.startswith("\n\n", eol) and line.strip() \
+                    and not ("<" in line and _TABLE_OPEN.search(line)):
+                blocks.append(Block("paragraph", pos, 0, 0))
+                pos = eol + 1
+                continue
+            if c in special and _is_blank(line):  # spaces / BOM only: a blank line the fast check did not skip
+                pos = eol + 1
+                continue
             pos = self.block(pos, eol, line)
-        return self.blocks
+        return blocks
 
     def block(self, pos: int, eol: int, line: str) -> int:
         """Scan the block whose first line is ``s[pos:eol]``; returns the offset where the next line starts."""
