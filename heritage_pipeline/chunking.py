@@ -549,9 +549,9 @@ class Chunker:
             pieces = _line_pieces(text, b.start, b.end, group_fences=kind != "code")
         counts = st.piece_counts(bi, [(s, ce, e, clean) for s, ce, e, _, clean in pieces])
         units: list[_Unit] = []
-        for (s, ce, e, fence_line, clean), (c_full, c_core) in zip(pieces, counts):
+        for (s, ce, e, fence_line, clean), (c_full, c_core, exact) in zip(pieces, counts):
             if c_core <= target:
-                units.append(_Unit(s, e, ce, c_full, c_core, clean, cont, ((s, kind),)))
+                units.append(_Unit(s, e, ce, c_full, c_core, clean, cont, ((s, kind),), exact=exact))
             elif fence_line:  # a fenced region inside a list item / admonition that does not fit: by lines
                 sub = self._line_units(st, bi, _line_pieces(text, s, e, group_fences=False), target,
                                        normalize(fence_line), kind)
@@ -570,9 +570,9 @@ class Chunker:
                     kind: str) -> list[_Unit]:
         units: list[_Unit] = []
         counts = st.piece_counts(bi, [(s, ce, e, clean) for s, ce, e, _, clean in pieces])
-        for (s, ce, e, _, clean), (f, c) in zip(pieces, counts):
+        for (s, ce, e, _, clean), (f, c, exact) in zip(pieces, counts):
             if c <= target:
-                units.append(_Unit(s, e, ce, f, c, clean, cont, ((s, kind),)))
+                units.append(_Unit(s, e, ce, f, c, clean, cont, ((s, kind),), exact=exact))
             else:
                 units.extend(self._split_line(st, bi, s, ce, e, clean, target, cont, kind, c))
         return units
@@ -601,8 +601,8 @@ class Chunker:
             if ip is not None:
                 q = st.limit_position(ip, piece_max, e)
                 if q is None:  # the rest of the line fits
-                    f, c = st.piece_counts(bi, [(p, ce, e, True)])[0]
-                    out.append(_Unit(p, e, ce, f, c, pclean, cont, ((p + lead, kind),), 0, None, lead))
+                    f, c, exact = st.piece_counts(bi, [(p, ce, e, True)])[0]
+                    out.append(_Unit(p, e, ce, f, c, pclean, cont, ((p + lead, kind),), 0, None, lead, exact))
                     return out
             else:
                 if (ce - p) <= piece_max * cpt * 0.9:
@@ -948,16 +948,19 @@ class _DocState:
             c = self.core[bi] = self.full[bi] - self.counter.tail_delta(self.doc.text, b.start, b.content_end, b.end)
         return c
 
-    def piece_counts(self, bi: int, pieces: list[tuple[int, int, int, bool]]) -> list[tuple[int, int]]:
-        """(with trailing whitespace, without) counts of contiguous pieces ``(start, content_end, end, clean)``
+    def piece_counts(self, bi: int, pieces: list[tuple[int, int, int, bool]]) -> list[tuple[int, int, bool]]:
+        """(with trailing whitespace, without, exact) counts of contiguous pieces ``(start, content_end, end, clean)``
         inside block ``bi``, in order. ``clean`` says the piece starts on an additive boundary; the first piece must
-        start on a line start or at the block start, the last must end at a line end or the block end. Pieces next
-        to an unclean boundary, or whose offsets are not token ends, are encoded on their own."""
+        start on a line start or at the block start, the last must end at a line end or the block end.
+
+        A piece next to a boundary that is not additive (an HTML row starting mid-line) gets an estimate from the
+        token offsets, 2 tokens over per such boundary, with ``exact`` False: windows holding it are re-encoded.
+        Without token offsets every piece is encoded."""
         text, counter = self.doc.text, self.counter
         if not pieces:
             return []
-        if self._ends is None or not all(p[3] for p in pieces[1:]):
-            return [counter.piece(text, s, ce, e) for s, ce, e, _ in pieces]
+        if self._ends is None:
+            return [(*counter.piece(text, s, ce, e), True) for s, ce, e, _ in pieces]
         positions = [p[0] for p in pieces]
         positions.append(pieces[-1][2])
         content = [p[1] for p in pieces]
@@ -975,12 +978,26 @@ class _DocState:
                 pos = s
             bl.append(byte + len(normalize_inner(text[pos : pieces[-1][2]]).encode("utf-8")))
             bounds, cont = np.asarray(bl, dtype=np.int64), np.asarray(cl, dtype=np.int64)
-        counts = self._offset_counts(self._ends, bounds, cont)
-        if counts is None:
-            return [counter.piece(text, s, ce, e) for s, ce, e, _ in pieces]
-        full, core = counts
+        ends = self._ends
+        idx = np.searchsorted(ends, bounds, side="right")
+        good = ((bounds == 0) | ((idx > 0) & (ends[np.maximum(idx - 1, 0)] == bounds))).tolist()
+        cidx = np.searchsorted(ends, cont, side="right")
+        at_end = ((cidx > 0) & (ends[np.maximum(cidx - 1, 0)] == cont)).tolist()
+        idx_l, cidx_l = idx.tolist(), cidx.tolist()
         td = counter.tail_delta
-        return [(f, c if c >= 0 else f - td(text, p[0], p[1], p[2])) for f, c, p in zip(full, core, pieces)]
+        out = []
+        n = len(pieces)
+        for k, (s, ce, e, clean) in enumerate(pieces):
+            f = idx_l[k + 1] - idx_l[k]
+            ok_start = good[k] and (clean or k == 0)
+            ok_end = good[k + 1] and (k + 1 == n or pieces[k + 1][3])
+            if ok_start and ok_end:
+                c = cidx_l[k] - idx_l[k] if at_end[k] else (f - td(text, s, ce, e) if e > ce else f)
+                out.append((f, c, True))
+            else:
+                f += 2 * ((not ok_start) + (not ok_end))
+                out.append((f, f - td(text, s, ce, e) if e > ce else f, False))
+        return out
 
     def without_lead(self, s: int, start: int, full: int, core: int, ce: int, e: int, exact: bool) -> tuple[int, int]:
         """Counts of ``text[start:e]`` for a piece ``text[s:e]`` counted as (full, core) that starts with the
