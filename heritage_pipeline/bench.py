@@ -43,6 +43,7 @@ from typing import Any, Callable
 
 from .chunking import chunk_text
 from .config import REPO_ROOT, config_from
+from .chunking import resolve_config
 from .models import join_prefix
 from .text import normalize
 from .tokenizer import get_tokenizer
@@ -177,7 +178,7 @@ def make_contestants(names: list[str]) -> dict[str, tuple[Callable[[], Peer], in
         return peer
 
     def heritage(**overrides: Any) -> Callable[[], Peer]:
-        cfg = config_from(None, overrides)
+        cfg = resolve_config(**overrides)
 
         def factory() -> Peer:
             def peer(text: str) -> list[Chunked]:

@@ -175,6 +175,7 @@ class _Unit:
     oversize: str | None = None  # reason when this unit alone cannot fit the cap
     lead: int = 0  # leading whitespace characters (a sentence / word piece starts at the space before it)
     exact: bool = True  # c_full / c_core are exact (False: estimated from token offsets; windows re-encode)
+    whole: bool = True  # whole blocks (False: a line / row / piece of a block that had to be split)
 
 
 @dataclass(slots=True)
@@ -377,9 +378,12 @@ class Chunker:
         for k, s in secs:
             g = _Group(list(s.anchors), s.first, s.last, s, len(s.anchors), secs=(k,))
             if pending is not None:
+                ancestor = g.anchors[: len(pending.anchors)] == pending.anchors
                 g = _merge_groups(pending, g, section=s)
+                if ancestor:  # "# A" with no body, then "## B": the chunk is A › B's, not just A's
+                    g.anchors = list(s.anchors)
                 pending = None
-            heading_only = s.last - s.first == 1 and doc.blocks[s.first].kind == "heading"
+            heading_only = all(doc.blocks[b].kind == "heading" for b in range(s.first, s.last))
             if heading_only and not s.standalone:
                 pending = g  # a heading with no body joins the section after it
                 continue
@@ -486,26 +490,36 @@ class Chunker:
                 pieces = self._split_block(st, bi, params, g.anchors, reserve=carry)
                 for p in pieces:
                     p.sec = sec
+                    p.whole = False
                 raw.extend(pieces)
             carry = carry + raw[-1].c_full if b.kind == "heading" else 0
         return self._glue(raw, params, budget)
 
     def _glue(self, units: list[_Unit], params: ChunkParams, budget: int) -> list[_Unit]:
-        """Glue headings to the next unit, and paragraph-like units under ``min_paragraph_tokens`` to a neighbour of
-        the same section (the next one; the previous one at the section end) while the result stays within the
-        target and ``budget`` (the cap minus the breadcrumb). Atomic units are never glued to each other by this
-        rule. A heading is glued whenever the pair fits ``budget`` (blocks after a heading were split with that
-        reserve); only an atomic block that fits the cap alone but not with its heading leaves the heading in the
-        previous unit (the block is not cut)."""
+        """Glue headings to the next unit, and paragraph-like blocks under ``min_paragraph_tokens`` to a neighbour of
+        the same section: the next unit (a lead-in such as "For example:" belongs to what it introduces), else the
+        previous one. The result must stay within the target, or within ``budget`` (the cap minus the breadcrumb)
+        when the neighbour is an atomic block. A heading is glued whenever the pair fits ``budget`` (blocks after a
+        heading were split with that reserve); only an atomic block that fits the cap alone but not with its heading
+        leaves the heading in the previous unit (the block is not cut). Atomic units are never glued to each other,
+        and pieces of a split block are not glued by the short-paragraph rule (they are already cut to size)."""
         limit = min(params.size_tokens, budget)
+        atomic = params.keep_atomic
+
+        def room(u: _Unit) -> int:
+            return budget if u.parts[-1][1] in atomic or u.parts[0][1] in atomic else limit
+
         out: list[_Unit] = []
         carry: _Unit | None = None
         for u in units:
             if carry is not None:
                 heading = carry.parts[-1][1] == "heading"
-                if (heading and (carry.c_full + u.c_core <= budget or not u.clean)) or (
-                        carry.sec == u.sec and u.clean and carry.c_full + u.c_core <= limit):
+                if heading and (carry.c_full + u.c_core <= budget or not u.clean):
                     u = _merge_units(carry, u)
+                elif not heading and carry.sec == u.sec and u.clean and carry.c_full + u.c_core <= room(u):
+                    u = _merge_units(carry, u)
+                elif not heading and out and out[-1].sec == carry.sec and out[-1].c_full + carry.c_core <= room(out[-1]):
+                    out[-1] = _merge_units(out[-1], carry)
                 else:
                     out.append(carry)
                 carry = None
@@ -513,23 +527,16 @@ class Chunker:
             if last_kind == "heading":
                 carry = u
                 continue
-            if (u.c_core < params.min_paragraph_tokens and last_kind not in params.keep_atomic and not u.cont_prefix
-                    and u.clean):
-                carry = u  # a short paragraph / list item: keep it with what follows
+            if u.c_core < params.min_paragraph_tokens and last_kind not in atomic and u.whole:
+                carry = u  # a short paragraph / list item: keep it with a neighbour
                 continue
             out.append(u)
         if carry is not None:
-            out.append(carry)
-        # a short unit left at the end of a section (nothing followed it in the section) joins the previous unit
-        i = len(out) - 1
-        while i >= 1:
-            u, prev = out[i], out[i - 1]
-            kind = u.parts[-1][1]
-            if (u.c_core < params.min_paragraph_tokens and u.clean and kind not in params.keep_atomic and prev.sec == u.sec
-                    and (i + 1 == len(out) or out[i + 1].sec != u.sec)
-                    and prev.c_full + u.c_core <= limit):
-                out[i - 1 : i + 1] = [_merge_units(prev, u)]
-            i -= 1
+            if carry.parts[-1][1] != "heading" and out and out[-1].sec == carry.sec \
+                    and out[-1].c_full + carry.c_core <= room(out[-1]):
+                out[-1] = _merge_units(out[-1], carry)
+            else:
+                out.append(carry)
         return out
 
     def _split_block(self, st: "_DocState", bi: int, params: ChunkParams, anchors: list[str], reserve: int = 0) -> list[_Unit]:
@@ -579,7 +586,7 @@ class Chunker:
 
     def _split_line(self, st: "_DocState", bi: int, s: int, ce: int, e: int, clean: bool, target: int, cont: str,
                     kind: str, n_tokens: int) -> list[_Unit]:
-        """Cut one line (or table row) that is over ``target`` tokens into pieces of at most ``target // 4`` tokens
+        """Cut one line (or table row) that is over ``target`` tokens into pieces of at most ``target // 6`` tokens
         (small pieces leave the window packer room for overlap). Each cut is the last sentence start before the
         token limit (in the second half of the range), else the last word start, else the last grapheme-cluster
         boundary: never inside a cluster.
@@ -592,7 +599,7 @@ class Chunker:
         ``e - s``."""
         text = st.doc.text
         counter = self._counter
-        piece_max = max(16, target // 4)
+        piece_max = max(16, target // 6)
         out: list[_Unit] = []
         p, lead, pclean = s, 0, clean
         ip = st.token_index(p) if pclean else None
@@ -647,6 +654,7 @@ class Chunker:
         n_windows = max(1, math.ceil(max(0, total - overlap) / stride))
         balanced = math.ceil(max(0, total - overlap) / n_windows) + overlap + p_tok0
         eff_size = min(params.size_tokens, int(balanced * 1.05) + 8)
+        cum = list(itertools.accumulate((u.c_full for u in units), initial=0))
         windows: list[_Window] = []
         i, head = 0, None
         while i < n:
@@ -656,15 +664,15 @@ class Chunker:
             cap = params.max_tokens - p_tok
             target = min(eff_size - p_tok, cap)
             must = windows[-1].last + 1 if windows else i  # the first unit the previous window did not hold
-            run = head.c_full if head is not None else 0
-            j = i
-            while j < n:
-                u = units[j]
-                if j > must or (j == must and j > i) or head is not None:
-                    if run + u.c_core > cap or (j > must and run + u.c_core > target):
-                        break
-                run += u.c_full
-                j += 1
+            j, run = self._grow(units, i, head, must, target, cap)
+            rest = cum[n] - cum[j]
+            if j > must and 0 < rest < params.min_tokens:
+                # a short tail would remain: take it here when the window stays near the target, else share the
+                # rest evenly with the last window
+                if run + rest <= min(cap, int(target * 1.2)):
+                    j = self._grow(units, i, head, must, cap, cap)[0]
+                else:
+                    j = max(must + 1, self._grow(units, i, head, must, (run + rest + overlap) // 2, cap)[0])
             if j <= must:  # the overlap left no room for the next new unit: start it without overlap
                 i, head = must, None
                 continue
@@ -676,14 +684,32 @@ class Chunker:
             if w.last + 1 >= n:
                 break
             i, head = self._overlap_start(st.doc.text, params, units, w, overlap)
-        # a tail window under min_tokens merges into the previous window when the union stays under the cap
+        # a tail window under min_tokens merges into the previous window when the union stays under the cap and
+        # near the target (a tail of at least half the minimum left by the balancing above is kept)
         if len(windows) >= 2 and windows[-1].n_tokens < params.min_tokens:
             a, b = windows[-2], windows[-1]
             merged = self._exact_window(st, params, units, a.first, b.last + 1, a.head, a.prefix, base_anchors, sliding,
                                         shrink=False)
-            if merged.n_tokens <= params.max_tokens:
+            if merged.n_tokens <= params.max_tokens and (
+                    b.n_tokens < params.min_tokens // 2 or merged.n_tokens <= params.size_tokens * 1.25):
                 windows[-2:] = [merged]
         return windows
+
+    @staticmethod
+    def _grow(units: list[_Unit], i: int, head: _Head | None, must: int, target: int, cap: int) -> tuple[int, int]:
+        """(end, tokens) of the window from ``[head] + units[i:]``: units up to ``must`` are taken while they fit
+        the cap, later ones while they fit ``target`` (counts are additive estimates; the exact count follows)."""
+        n = len(units)
+        run = head.c_full if head is not None else 0
+        j = i
+        while j < n:
+            u = units[j]
+            if j > must or (j == must and j > i) or head is not None:
+                if run + u.c_core > cap or (j > must and run + u.c_core > target):
+                    break
+            run += u.c_full
+            j += 1
+        return j, run
 
     def _exact_window(self, st: "_DocState", params: ChunkParams, units: list[_Unit], i: int, j: int, head: _Head | None,
                       prefix: str, anchors: list[str], sliding: bool, shrink: bool = True) -> _Window:
@@ -1065,7 +1091,8 @@ def _merge_groups(a: _Group, b: _Group, section: Section | None) -> _Group:
 def _merge_units(a: _Unit, b: _Unit) -> _Unit:
     """One unit covering a then b (b must start where a ends)."""
     return _Unit(a.start, b.end, b.content_end, a.c_full + b.c_full, a.c_full + b.c_core, a.clean, a.cont_prefix,
-                 a.parts + b.parts, a.sec, a.oversize or b.oversize, a.lead, a.exact and b.exact and b.clean)
+                 a.parts + b.parts, a.sec, a.oversize or b.oversize, a.lead, a.exact and b.exact and b.clean,
+                 a.whole and b.whole)
 
 
 def _block_index(blocks: list[Block], pos: int) -> int:
@@ -1201,6 +1228,24 @@ def _best_cut(text: str, p: int, lead: int, q: int, ce: int) -> tuple[int, int, 
     return cut, 0, False
 
 
+def resolve_config(config: ChunkingConfig | str | None = None, **overrides: Any) -> ChunkingConfig:
+    """The chunking config for ``chunk_text``-style overrides: :func:`~heritage_pipeline.config.config_from` of
+    ``config`` (a config, a ``chunking.yaml`` path or None for the default file) with ``overrides`` applied, where a
+    lower ``max_tokens`` also clamps the ``sliding_window`` and domain-preset sizes above it (``chunking.yaml``
+    itself rejects sizes over the cap; a caller who only lowers the cap means "no chunk over this").
+    Raises :class:`~heritage_pipeline.config.ConfigError` naming the bad key and its allowed range."""
+    cap = overrides.get("max_tokens", overrides.get("quality.length.max_tokens"))
+    if isinstance(cap, int) and not any(k.startswith("domains") for k in overrides):
+        base = config if isinstance(config, ChunkingConfig) else config_from(config, {})
+        overrides = dict(overrides)
+        for name, preset in base.domains.presets.items():
+            if preset.size_tokens > cap:
+                overrides[f"domains.presets.{name}.size_tokens"] = cap
+        if "size_tokens" not in overrides and base.sliding_window.size_tokens > cap:
+            overrides["size_tokens"] = cap
+    return config_from(config, overrides)
+
+
 def chunk_text(text: str, *, config: ChunkingConfig | str | None = None, doc_id: str = "text", source_path: str = "<text>",
                lang: str = "und", domain: str | None = None, tokenizer: Tokenizer | None = None, **overrides: Any) -> list[Chunk]:
     """Chunk Markdown or plain text, like a LangChain or Chonkie splitter.
@@ -1218,16 +1263,7 @@ def chunk_text(text: str, *, config: ChunkingConfig | str | None = None, doc_id:
     blank text gives ``[]``. Raises :class:`~heritage_pipeline.config.ConfigError` for invalid overrides (naming
     the key and its allowed range) and ValueError for an unknown domain.
     """
-    cap = overrides.get("max_tokens", overrides.get("quality.length.max_tokens"))
-    if isinstance(cap, int) and not any(k.startswith(("domains", "sliding_window__size")) for k in overrides):
-        # a lower max_tokens override clamps the domain presets (chunking.yaml rejects presets above the cap)
-        base = config if isinstance(config, ChunkingConfig) else config_from(config, {})
-        for name, preset in base.domains.presets.items():
-            if preset.size_tokens > cap:
-                overrides[f"domains.presets.{name}.size_tokens"] = cap
-        if "size_tokens" not in overrides and base.sliding_window.size_tokens > cap:
-            overrides["size_tokens"] = cap
-    cfg = config_from(config, overrides)
+    cfg = resolve_config(config, **overrides)
     if domain is not None and domain not in cfg.domains.presets:
         raise ValueError(f"unknown domain {domain!r}: choose one of {sorted(cfg.domains.presets)} or None")
     chunker = _chunker_for(cfg, tokenizer)

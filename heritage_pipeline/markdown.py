@@ -63,7 +63,7 @@ _HTML_RAW = re.compile(r"^ {0,3}<(pre|script|style|textarea)(?:[\s>]|$)", re.IGN
 _TABLE_OPEN = re.compile(r"<table\b", re.IGNORECASE)
 _TABLE_CLOSE = re.compile(r"</table\s*>", re.IGNORECASE)
 _TR_CLOSE = re.compile(r"</tr\s*>", re.IGNORECASE)
-_TAG = re.compile(r"<[^>]*>")
+_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")  # real tags only: "<|endoftext|>" is text
 _ATTR_LIST = re.compile(r"\s*\{[^{}]*#[^{}]*\}\s*$")
 _CLOSING_HASHES = re.compile(r"[ \t]+#+$")
 # First characters (after indentation) of lines that may open a block other than a paragraph.
@@ -245,9 +245,8 @@ class _Scanner:
                 self.add("admonition", pos, info=stripped.lstrip("/").strip())
                 return end
             elif c == ">":
-                nb = _NEXT_BLANK_LINE.search(s, eol)
                 self.add("blockquote", pos)
-                return nb.start() + 1 if nb else self.n
+                return self.blockquote_end(eol)
             elif c == "<" and _HTML_BLOCK.match(cl):
                 end = self.html_end(pos, eol, cl)
                 self.add_html(pos, end)
@@ -330,6 +329,24 @@ class _Scanner:
             return end
         self.add("paragraph", pos)
         return end
+
+    def blockquote_end(self, eol: int) -> int:
+        """End of a blockquote: its ``>`` lines and lazy continuation lines, up to a blank line or a line that would
+        interrupt a paragraph (a heading, fence, thematic break, list or HTML block is not lazy text)."""
+        s = self.s
+        while True:
+            m = _PARA_STOP.search(s, eol)
+            if m is None:
+                return self.n
+            ls = m.end()
+            le = self.eol(ls)
+            line = s[ls:le]
+            cl = line.lstrip("\ufeff")
+            if _is_blank(line):
+                return ls
+            if not _QUOTE.match(cl) and _interrupts_paragraph(cl):
+                return ls
+            eol = le
 
     def list_item_end(self, eol: int, marker_indent: int) -> int:
         """End of the list item whose first line ends at ``eol`` (lazy lines, indented continuations, fences)."""
