@@ -683,7 +683,7 @@ class Chunker:
             windows.append(w)
             if w.last + 1 >= n:
                 break
-            i, head = self._overlap_start(st.doc.text, params, units, w, overlap)
+            i, head = self._overlap_start(st, params, units, w, overlap)
         # a tail window under min_tokens merges into the previous window when the union stays under the cap and
         # near the target (a tail of at least half the minimum left by the balancing above is kept)
         if len(windows) >= 2 and windows[-1].n_tokens < params.min_tokens:
@@ -784,9 +784,11 @@ class Chunker:
                     anchors = _common_prefix(anchors, secs[k].anchors)
         return anchors
 
-    def _overlap_start(self, text: str, params: ChunkParams, units: list[_Unit], w: _Window, overlap: int) -> tuple[int, _Head | None]:
+    def _overlap_start(self, st: "_DocState", params: ChunkParams, units: list[_Unit], w: _Window,
+                       overlap: int) -> tuple[int, _Head | None]:
         """Where the window after ``w`` starts: (first whole unit, partial head or None) such that the text it repeats
         from ``w`` has at most ``overlap`` tokens."""
+        text = st.doc.text
         nxt = w.last + 1
         if overlap <= 0:
             return nxt, None
@@ -805,6 +807,11 @@ class Chunker:
             head = self._overlap_head(text, params, units, k, overlap - acc, is_last=k == w.last)
             if head is not None and head.start > w.start:
                 return k + 1, head
+        if k + 1 <= w.last and units[k + 1].lead:  # the repeat starts after that unit's leading space: recount
+            u, last = units[k + 1], k + 1 == w.last
+            f0, c0 = st.without_lead(u.start, u.start + u.lead, u.c_full, u.c_core, u.content_end, u.end, u.exact)
+            if acc - (u.c_core if last else u.c_full) + (c0 if last else f0) > overlap:
+                return k + 2, None
         return k + 1, None
 
     def _overlap_head(self, text: str, params: ChunkParams, units: list[_Unit], k: int, budget: int, is_last: bool) -> _Head | None:
@@ -1221,7 +1228,15 @@ def _best_cut(text: str, p: int, lead: int, q: int, ce: int) -> tuple[int, int, 
         if text[best - 1].isspace() and best - 1 > p + lead:
             return best - 1, 1, True  # before the last whitespace character: it belongs to the next word's token
         return best, 0, False  # after a CJK full stop: no whitespace, not additive
-    bounds = grapheme_boundaries(text, p + lead, min(ce, q + 1))
+    reach = 64
+    while True:  # boundaries of whole clusters only: the scan runs past q until a cluster ends after it
+        end = min(ce, q + reach)
+        bounds = grapheme_boundaries(text, p + lead, end)
+        if end < ce:
+            bounds.pop()  # the scan stopped at `end`, which may be inside a cluster
+        if end == ce or (bounds and bounds[-1] > q):
+            break
+        reach *= 4
     cut = next((x for x in reversed(bounds) if lo <= x <= q), None)
     if cut is None:  # one cluster longer than the limit: take it whole (flagged oversize by the caller if it is)
         cut = next((x for x in bounds if x >= lo), ce)

@@ -50,6 +50,8 @@ _LIST_INTERRUPTS = re.compile(r"^ {0,3}(?:[-+*]|1[.)])[ \t]+\S")  # a non-empty 
 _QUOTE = re.compile(r"^ {0,3}>")
 _ADMONITION_OPEN = re.compile(r"^ {0,3}(/{3,})[ \t]*[^\s/]")  # pymdownx blocks: /// note, //// tab (nesting)
 _FRONT_MATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.M)
+_YAML_START = re.compile(r"[ \t]*(?:#|[\w\"'.-][^\n:]*:(?:\s|$))")
+_FENCE_ANY = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
 _TABLE_DELIM = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _CELL_SEP = re.compile(r"(?<!\\)\|")
 _HTML_BLOCK = re.compile(
@@ -171,11 +173,12 @@ class _Scanner:
     def run(self) -> list[Block]:
         s, n = self.s, self.n
         pos = 0
-        # YAML front matter at the very start
+        # YAML front matter at the very start: "---", then YAML (a "key:" line or a comment right away), then a
+        # "---" or "..." line; a document that merely starts with a thematic break is not front matter
         first_eol = self.eol(0)
-        if s[:first_eol].rstrip().lstrip("\ufeff") == "---":
+        if s[:first_eol].rstrip().lstrip("\ufeff") == "---" and _YAML_START.match(s, self.after(first_eol)):
             m = _FRONT_MATTER_CLOSE.search(s, self.after(first_eol))
-            if m:
+            if m and not _FENCE_ANY.search(s, self.after(first_eol), m.start()):
                 self.add("front_matter", 0)
                 pos = self.after(self.eol(m.start()))
         blocks = self.blocks
