@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+from datetime import date
 import itertools
 import math
 import re
@@ -347,11 +348,12 @@ class Chunker:
         gc.disable()
         try:
             state = _DocState(doc, self._counter)
+            today = date.today().isoformat()  # ChunkMeta.extraction_date, once per document
             chunks: list[Chunk] = []
             ids: Counter[str] = Counter()
             for g in self._groups(state, params):
                 for w in self._chunk_group(state, params, g):
-                    chunks.append(self._make_chunk(doc, params, w, g, ids))
+                    chunks.append(self._make_chunk(state, params, w, g, ids, today))
             return chunks
         finally:
             if gc_was_enabled:
@@ -516,7 +518,8 @@ class Chunker:
                 heading = carry.parts[-1][1] == "heading"
                 if heading and (carry.c_full + u.c_core <= budget or not u.clean):
                     u = _merge_units(carry, u)
-                elif not heading and carry.sec == u.sec and u.clean and carry.c_full + u.c_core <= room(u):
+                elif not heading and carry.sec == u.sec and u.clean and u.parts[0][1] != "heading" \
+                        and carry.c_full + u.c_core <= room(u):  # (a lead-in never glues onto a heading)
                     u = _merge_units(carry, u)
                 elif not heading and out and out[-1].sec == carry.sec and out[-1].c_full + carry.c_core <= room(out[-1]):
                     out[-1] = _merge_units(out[-1], carry)
@@ -843,8 +846,12 @@ class Chunker:
         return None
 
     # ------------------------------------------------------------------ output
-    def _make_chunk(self, doc: ParsedDocument, params: ChunkParams, w: _Window, g: _Group, ids: Counter[str]) -> Chunk:
-        text = normalize(doc.text[w.start : w.end])
+    def _make_chunk(self, st: "_DocState", params: ChunkParams, w: _Window, g: _Group, ids: Counter[str],
+                    today: str) -> Chunk:
+        doc = st.doc
+        # the normalised document has the same offsets in modes ascii / same_length: slice it instead of
+        # normalising again (normalisation is piecewise at every cut the chunker makes)
+        text = st.norm[w.start : w.end].rstrip() if st.norm is not None else normalize(doc.text[w.start : w.end])
         if doc.text_is_raw:
             raw_start, raw_end = w.start, w.end
         else:
@@ -871,6 +878,7 @@ class Chunker:
             language=doc.lang,
             domain=params.domain,
             block_kinds=list(w.kinds),
+            extraction_date=today,
         )
         if sec_meta or extra:
             fields.update((k, v) for k, v in {**extra, **sec_meta}.items() if k != "source_id")
@@ -891,7 +899,7 @@ class _DocState:
     """
 
     __slots__ = ("doc", "counter", "full", "core", "section_index", "_starts", "_ends", "_bbyte", "_mode", "_cum",
-                 "_byte_of")
+                 "_byte_of_map", "norm")
 
     def __init__(self, doc: ParsedDocument, counter: _Counter) -> None:
         self.doc = doc
@@ -905,7 +913,8 @@ class _DocState:
         self._ends: np.ndarray | None = None
         self._bbyte: np.ndarray | None = None
         self._mode = "encode"
-        self._byte_of: np.ndarray | None = None
+        self._byte_of_map: np.ndarray | None = None
+        self.norm: str | None = None  # the normalised text when it has the same character offsets as doc.text
         self.full: list[int] = []
         self.core: list[int] = []
         self._count_blocks()
@@ -925,19 +934,21 @@ class _DocState:
         try:
             if text.isascii() and "\r" not in text:  # normalisation is the identity: char offsets are byte offsets
                 self._mode = "ascii"
-                norm = text
+                norm = self.norm = text
                 bbyte, cbyte = np.asarray(starts, dtype=np.int64), np.asarray(content_ends, dtype=np.int64)
             else:
                 norm = normalize_inner(text)
                 if len(norm) == len(text):  # odd spaces, accents, CJK...: same character offsets
                     self._mode = "same_length"
-                    cp = np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32)
-                    extra = (cp >= 0x80).astype(np.int64) + (cp >= 0x800) + (cp >= 0x10000)
-                    byte_of = np.empty(len(norm) + 1, dtype=np.int64)
-                    byte_of[0] = 0
-                    np.cumsum(extra + 1, out=byte_of[1:])
-                    self._byte_of = byte_of
-                    bbyte, cbyte = byte_of[starts], byte_of[content_ends]
+                    self.norm = norm
+                    bb, cb, byte, pos = [], [], 0, 0  # UTF-8 offsets of the block starts / content ends
+                    for b in blocks:
+                        byte += len(norm[pos : b.start].encode("utf-8"))
+                        bb.append(byte)
+                        cb.append(byte + len(norm[b.start : b.content_end].encode("utf-8")))
+                        pos = b.start
+                    bb.append(byte + len(norm[pos:].encode("utf-8")))
+                    bbyte, cbyte = np.asarray(bb, dtype=np.int64), np.asarray(cb, dtype=np.int64)
                 else:  # CRLF, BOMs or NFC changed lengths: normalise block by block (line starts are safe cuts)
                     self._mode = "parts"
                     parts = [normalize_inner(text[b.start : b.end]) for b in blocks]
@@ -972,6 +983,19 @@ class _DocState:
         cidx = np.searchsorted(ends, content, side="right")
         at_end = (cidx > 0) & (ends[np.maximum(cidx - 1, 0)] == content)
         return np.diff(idx).tolist(), np.where(at_end, cidx - idx[:-1], -1).tolist()
+
+    @property
+    def _byte_of(self) -> np.ndarray:
+        """UTF-8 offset of every character position of the normalised text (mode ``same_length``), built on first
+        use (only documents with sections that must be windowed need it)."""
+        if self._byte_of_map is None:
+            assert self.norm is not None
+            cp = np.frombuffer(self.norm.encode("utf-32-le"), dtype=np.uint32)
+            byte_of = np.empty(len(cp) + 1, dtype=np.int64)
+            byte_of[0] = 0
+            np.cumsum(1 + (cp >= 0x80).astype(np.int64) + (cp >= 0x800) + (cp >= 0x10000), out=byte_of[1:])
+            self._byte_of_map = byte_of
+        return self._byte_of_map
 
     def core_of(self, bi: int) -> int:
         """Tokens of block ``bi`` without its trailing whitespace (computed on first use)."""
@@ -1051,7 +1075,7 @@ class _DocState:
     def token_index(self, pos: int) -> int | None:
         """Number of tokens before character ``pos`` when ``pos`` is a token end of the document encoding (token
         offsets known, i.e. modes ``ascii`` / ``same_length``); else None."""
-        if self._ends is None or self._byte_of is None and self._mode != "ascii":
+        if self._ends is None or self._mode not in ("ascii", "same_length"):
             return None
         off = pos if self._mode == "ascii" else int(self._byte_of[pos])
         if off == 0:
