@@ -52,6 +52,7 @@ _ADMONITION_OPEN = re.compile(r"^ {0,3}(/{3,})[ \t]*[^\s/]")  # pymdownx blocks:
 _FRONT_MATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.M)
 _YAML_START = re.compile(r"[ \t]*(?:#|[\w\"'.-][^\n:]*:(?:\s|$))")
 _FENCE_ANY = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
+_YAML_KEY = re.compile(r"^[\w\"'.-][^\n:]*:(?:\s|$)", re.M)
 _TABLE_DELIM = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _CELL_SEP = re.compile(r"(?<!\\)\|")
 _HTML_BLOCK = re.compile(
@@ -173,12 +174,13 @@ class _Scanner:
     def run(self) -> list[Block]:
         s, n = self.s, self.n
         pos = 0
-        # YAML front matter at the very start: "---", then YAML (a "key:" line or a comment right away), then a
-        # "---" or "..." line; a document that merely starts with a thematic break is not front matter
+        # YAML front matter at the very start: "---", then YAML right away (comments and at least one "key:" line),
+        # then a "---" or "..." line; a document that merely starts with a thematic break is not front matter
         first_eol = self.eol(0)
         if s[:first_eol].rstrip().lstrip("\ufeff") == "---" and _YAML_START.match(s, self.after(first_eol)):
             m = _FRONT_MATTER_CLOSE.search(s, self.after(first_eol))
-            if m and not _FENCE_ANY.search(s, self.after(first_eol), m.start()):
+            if m and _YAML_KEY.search(s, self.after(first_eol), m.start()) \
+                    and not _FENCE_ANY.search(s, self.after(first_eol), m.start()):
                 self.add("front_matter", 0)
                 pos = self.after(self.eol(m.start()))
         blocks = self.blocks
@@ -281,6 +283,11 @@ class _Scanner:
 
     def rows_end(self, eol: int) -> int:
         """End of the table rows after the line ending at ``eol``: the next blank or block-starting line."""
+        return self.run_end(eol, quote=False)
+
+    def run_end(self, eol: int, quote: bool) -> int:
+        """Start of the first line after the one ending at ``eol`` that is blank or would interrupt a paragraph
+        (with ``quote``, ``>`` lines continue the run)."""
         s = self.s
         while True:
             m = _PARA_STOP.search(s, eol)
@@ -290,7 +297,7 @@ class _Scanner:
             le = self.eol(ls)
             line = s[ls:le]
             cl = line.lstrip("\ufeff")
-            if _is_blank(line) or _interrupts_paragraph(cl):
+            if _is_blank(line) or (not (quote and _QUOTE.match(cl)) and _interrupts_paragraph(cl)):
                 return ls
             eol = le
 
@@ -336,20 +343,7 @@ class _Scanner:
     def blockquote_end(self, eol: int) -> int:
         """End of a blockquote: its ``>`` lines and lazy continuation lines, up to a blank line or a line that would
         interrupt a paragraph (a heading, fence, thematic break, list or HTML block is not lazy text)."""
-        s = self.s
-        while True:
-            m = _PARA_STOP.search(s, eol)
-            if m is None:
-                return self.n
-            ls = m.end()
-            le = self.eol(ls)
-            line = s[ls:le]
-            cl = line.lstrip("\ufeff")
-            if _is_blank(line):
-                return ls
-            if not _QUOTE.match(cl) and _interrupts_paragraph(cl):
-                return ls
-            eol = le
+        return self.run_end(eol, quote=True)
 
     def list_item_end(self, eol: int, marker_indent: int) -> int:
         """End of the list item whose first line ends at ``eol`` (lazy lines, indented continuations, fences)."""
