@@ -42,7 +42,7 @@ _NEXT_BLANK_LINE = re.compile(rf"\n(?={_BL}*(?:\n|\Z))")
 _PARA_STOP = re.compile(rf"\n(?={_BL}*(?:\n|\Z)|\ufeff*[ ]{{0,3}}[#`~>=\-*+_|:<0-9/])")
 
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")  # the title is the rest of the line (cleaned by clean_heading)
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _HR = re.compile(r"^ {0,3}([-*_])[ \t]*(?:\1[ \t]*){2,}$")
 _LIST = re.compile(r"^([ \t]*)(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)")
@@ -77,7 +77,10 @@ _SPECIAL_FIRST_OR_INDENT = _SPECIAL_FIRST | frozenset(" \t\ufeff\u00a0")
 def clean_heading(raw: str) -> str:
     """Heading text without markup: closing ``#``s, ``{ #id }`` attribute lists, inline HTML tags and entities
     removed, whitespace collapsed. The words themselves are never dropped (``# <i>Title</i>`` -> ``Title``)."""
-    s = _CLOSING_HASHES.sub("", raw.strip())
+    s = raw.strip()
+    if not any(c in s for c in "#<&{"):  # plain words: only whitespace to collapse
+        return " ".join(s.split())
+    s = _CLOSING_HASHES.sub("", s)
     if s.startswith("#") and set(s) == {"#"}:
         return ""
     s = _ATTR_LIST.sub("", s)
@@ -198,8 +201,8 @@ class _Scanner:
             line = s[pos:eol]
             c = line[:1]
             # fast path: a one-line paragraph of ordinary text followed by an empty line (most prose)
-            if c not in special and "|" not in line and s.startswith("\n\n", eol) and line.strip() \
-                    and not ("<" in line and _TABLE_OPEN.search(line)):
+            if c not in special and "|" not in line and (s.startswith("\n\n", eol) or eol >= n - 1) \
+                    and line.strip() and not ("<" in line and _TABLE_OPEN.search(line)):
                 blocks.append(Block("paragraph", pos, 0, 0))
                 pos = eol + 1
                 continue
@@ -235,7 +238,7 @@ class _Scanner:
             if c == "#":
                 m = _ATX.match(cl)
                 if m:
-                    self.add("heading", pos, level=len(m.group(1)), title=clean_heading(m.group(2) or ""))
+                    self.add("heading", pos, level=len(m.group(1)), title=clean_heading(cl[m.end():]))
                     return self.after(eol)
             elif c in "-*_" and _HR.match(cl):
                 self.add("hr", pos)
