@@ -25,31 +25,41 @@ Rules (SPEC.md §3)
       is never cut. A larger one is split at row / line boundaries; the table header rows (or the opening fence line
       with its language) are repeated in ``meta.context_prefix`` of every window that starts inside it. Fenced code
       inside a list item or an admonition is kept together the same way.
-    * Paragraph-like units under ``min_paragraph_tokens`` (default 80) are merged with the next unit of the same
-      section (the previous one at the end of a section), so a short lead-in ("For example:") stays with what it
-      introduces.
-    * Sections: a heading with no body joins the section after it. Adjacent sections that are both under
+    * Paragraph-like blocks under ``min_paragraph_tokens`` (default 80) are merged with the next unit of the same
+      section (else the previous one), so a short lead-in ("For example:") stays with what it introduces; a lead-in
+      never glues onto a heading. When an atomic block fits the cap alone but not after the breadcrumb, it is kept
+      whole in a window whose ``context_prefix`` drops outer breadcrumb levels (the one case where a heading just
+      before it may stay in the previous window).
+    * Sections: a heading with no body joins the section after it (breadcrumb: the following section's when the
+      heading is its ancestor, ``# A`` + ``## B`` gives ``A › B``; else the common path). Adjacent sections that are
+      both under
       ``min_tokens`` merge while the result stays under ``size_tokens`` and its breadcrumb (the common prefix of the
       members' anchors) loses at most one level from the deepest member: siblings and a parent with its first child
       merge, distant sections do not. Non-adjacent sections never share a chunk; standalone sections (a message, a
       registry row, an entity) never merge.
     * Windows: the number of windows of a section is fixed first and the target is balanced
-      (``(T - overlap) / n + overlap``), so windows are of similar size instead of leaving a tiny tail; a tail still
-      under ``min_tokens`` merges into the previous window when the union stays under the cap.
+      (``(T - overlap) / n + overlap``), so windows are of similar size; a short tail is shared with the window
+      before it, and a tail still under ``min_tokens`` merges into the previous window when the union stays under
+      the cap and near the target.
     * Overlap: the next window starts at the earliest allowed boundary in the previous window's tail such that the
       repeated text has at most ``overlap_tokens`` tokens. Allowed boundaries are unit starts and, inside
       paragraphs and list items, line and sentence starts (never inside an atomic block, never inside a grapheme
       cluster). With ``adaptive_overlap`` the ratio is ``min(0.25, 0.10 + 0.15 x H)`` with ``H`` the normalised
       lexical entropy of the section (see :func:`adaptive_overlap_ratio`).
 
-Exact counts at tokenizer speed: every block starts at the start of a non-blank line, a boundary across which
-cl100k's pre-tokenizer never merges (its pieces end at line breaks or before the next non-space), so the count of a
-run of blocks is the sum of their counts with trailing whitespace, plus the last one's count without it. The
-trailing-whitespace delta is computed on the unit's final punctuation run only (the one pre-token piece that can
-absorb newlines). Windows containing a boundary inside a line (sentence / word / grapheme splits of an oversize
-line) are re-encoded. Sections that will obviously fit are encoded once as a whole; only sections that must be
-windowed are counted block by block. Every count is checked by the tests against a fresh encode of the embedded
-string.
+Exact counts at close to tokenizer speed: every block starts at the start of a non-blank line, a boundary across
+which cl100k's pre-tokenizer never merges (its pieces end at line breaks or before the next non-space), so the count
+of a run of blocks is the sum of their counts with trailing whitespace, plus the last one's count without it; the
+same holds at the last whitespace character before a word (the pre-tokenizer attaches exactly that space to the
+word). So each document is encoded once (:meth:`Tokenizer.token_ends`: the UTF-8 end offset of every token) and the
+count of any piece between two such boundaries is the number of token ends between their byte offsets; every
+boundary used is checked to be a token end, else the piece is encoded on its own. A piece's count without trailing
+whitespace comes from the same offsets, or from the final punctuation run (the one pre-token piece that can absorb
+newlines: ``count(punct + trail) - count(punct)``, cached). Windows with a cut that is not additive (inside a word, after
+a CJK full stop, an HTML row starting mid-line) are re-encoded; window starts and overlap heads after a space recount
+one word. Short documents (up to 8 blocks and 8 KB) are counted block by block. Every count is checked by the tests
+against a fresh encode of the embedded string. The cyclic garbage collector is paused while a document is chunked
+(no reference cycles are created; it cost ~10 %).
 """
 
 from __future__ import annotations
