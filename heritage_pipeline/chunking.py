@@ -66,14 +66,14 @@ from __future__ import annotations
 
 import bisect
 import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import date
 import itertools
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 from typing import Any
 

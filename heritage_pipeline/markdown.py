@@ -7,9 +7,15 @@ and MkDocs extensions met in real documentation: ATX and setext headings, fenced
 indentation, so fences inside list items are code too), indented code, GFM pipe tables (header and delimiter rows
 must have the same number of cells), HTML blocks (``<pre>``/``<script>``/``<style>``/``<textarea>`` and comments
 run to their closing tag; an open ``<table>`` continues across blank lines until it is closed), blockquotes (with
-lazy continuation lines), list items (one block per item, nested items are their own blocks), thematic breaks, YAML
-front matter and ``/// note`` admonitions. Inline syntax is not parsed; heading titles are cleaned of inline HTML,
-``{ #anchor }`` attribute lists and closing hashes without losing their words.
+lazy continuation lines that stop at anything that would interrupt a paragraph), list items (one block per item,
+nested items are their own blocks), thematic breaks, YAML front matter (``---``, YAML with at least one ``key:``
+line, ``---``; a document that just starts with a thematic break is not front matter) and pymdownx ``/// note`` /
+``//// tab`` blocks (closed by as many slashes as opened them). Inline syntax is not parsed; heading titles are
+cleaned of inline HTML tags, ``{ #anchor }`` attribute lists and closing hashes without losing their words (text in
+angle brackets that is not a tag, such as ``<|endoftext|>``, is kept).
+
+Agreement with CommonMark is tested against markdown-it-py (top-level headings and fences) on generated documents
+and on every Markdown file of ../shared/data.
 
 Deliberate deviations from CommonMark: a U+FEFF (BOM) at the start of a line is ignored when classifying the line
 (real files carry stray BOMs inside the text); a fence indented by 4+ spaces still opens a fenced block (MkDocs
