@@ -812,7 +812,7 @@ class Chunker:
             k -= 1
         # units[k+1 .. w.last] are repeated whole; try a suffix of units[k] for the rest of the budget
         if k >= w.first:
-            head = self._overlap_head(text, params, units, k, overlap - acc, is_last=k == w.last)
+            head = self._overlap_head(st, params, units, k, overlap - acc, is_last=k == w.last)
             if head is not None and head.start > w.start:
                 return k + 1, head
         if k + 1 <= w.last and units[k + 1].lead:  # the repeat starts after that unit's leading space: recount
@@ -822,11 +822,13 @@ class Chunker:
                 return k + 2, None
         return k + 1, None
 
-    def _overlap_head(self, text: str, params: ChunkParams, units: list[_Unit], k: int, budget: int, is_last: bool) -> _Head | None:
+    def _overlap_head(self, st: "_DocState", params: ChunkParams, units: list[_Unit], k: int, budget: int,
+                      is_last: bool) -> _Head | None:
         """The longest suffix of units[k] that starts at a line / sentence start inside a paragraph-like part (or at a
         later constituent start) and has at most ``budget`` tokens; None when there is none."""
         if budget < 8:
             return None
+        text = st.doc.text
         u = units[k]
         cands: list[int] = []
         parts = u.parts
@@ -842,13 +844,26 @@ class Chunker:
         if not cands:
             return None
         chars_per_token = max(1.0, (u.content_end - u.start) / max(1, u.c_core))
-        # first candidate whose estimated suffix fits, then walk right until the exact count fits
-        idx = bisect.bisect_left(cands, u.content_end - int(budget * chars_per_token * 0.95))
-        for c in cands[min(idx, len(cands) - 1) :]:
-            full, core = self._counter.piece(text, c, u.content_end, u.end)
+        # The earliest candidate whose suffix fits (a choice that depends on token counts only, not on the estimate,
+        # so CRLF and LF copies of a text get the same chunks): start at the estimate, walk right until the exact
+        # count fits, then left while it still fits. Counts come from token offsets where they are known.
+        j = min(bisect.bisect_left(cands, u.content_end - int(budget * chars_per_token * 0.95)), len(cands) - 1)
+        found: _Head | None = None
+        while j < len(cands):
+            full, core = st.suffix_counts(cands[j], u)
             if (core if is_last else full) <= budget:
-                return _Head(c, k, full, core)
-        return None
+                found = _Head(cands[j], k, full, core)
+                break
+            j += 1
+        if found is None:
+            return None
+        while j > 0:
+            full, core = st.suffix_counts(cands[j - 1], u)
+            if (core if is_last else full) > budget:
+                break
+            j -= 1
+            found = _Head(cands[j], k, full, core)
+        return found
 
     # ------------------------------------------------------------------ output
     def _make_chunk(self, st: "_DocState", params: ChunkParams, w: _Window, g: _Group, ids: Counter[str],
@@ -923,14 +938,14 @@ class _DocState:
         self.full: list[int] = []
         self.core: list[int] = []
         self._count_blocks()
-        self._cum = list(itertools.accumulate(self.full, initial=0))
+        self._cum = list(itertools.accumulate(self.full, initial=0)) if self._mode != "small" else []
 
     def _count_blocks(self) -> None:
         doc, text, blocks = self.doc, self.doc.text, self.doc.blocks
         if len(blocks) <= _SMALL_DOC_BLOCKS and len(text) <= 8 * 1024:  # encoding each costs less than the arrays
-            pairs = [self.counter.piece(text, b.start, b.content_end, b.end) for b in blocks]
-            self.full = [p[0] for p in pairs]
-            self.core = [p[1] for p in pairs]
+            self._mode = "small"  # counted on demand: a run that is emitted whole is encoded once (run_counts)
+            self.full = [-1] * len(blocks)
+            self.core = [-1] * len(blocks)
             return
         starts = [b.start for b in blocks]
         starts.append(len(text))
@@ -1007,6 +1022,10 @@ class _DocState:
         c = self.core[bi]
         if c < 0:
             b = self.doc.blocks[bi]
+            if self.full[bi] < 0:  # small document: encode the block
+                self.full[bi], c = self.counter.piece(self.doc.text, b.start, b.content_end, b.end)
+                self.core[bi] = c
+                return c
             c = self.core[bi] = self.full[bi] - self.counter.tail_delta(self.doc.text, b.start, b.content_end, b.end)
         return c
 
@@ -1070,12 +1089,34 @@ class _DocState:
         lim = min(ce, start + 64)
         while w < lim and not text[w].isspace():
             w += 1
-        if exact and w < ce and self._ends is not None:
+        # (a punctuation word followed by a line break is one pre-token with the break: recount the whole piece)
+        if exact and w < ce and self._ends is not None and (text[w] not in "\r\n" or text[w - 1].isalnum()):
             i0, i1 = self.token_index(s), self.token_index(w)
             if i0 is not None and i1 is not None:
                 delta = self.counter.count(normalize_inner(text[start:w])) - (i1 - i0)
                 return full + delta, core + delta
         return self.counter.piece(text, start, ce, e)
+
+    def suffix_counts(self, c: int, u: _Unit) -> tuple[int, int]:
+        """(with trailing whitespace, without) counts of ``text[c:u.end]`` for a line or word start ``c`` inside
+        unit ``u``: from token offsets (the boundary before ``c``'s whitespace, plus a recount of ``c``'s first
+        word) when they are known and exact there, else by encoding the suffix."""
+        text = self.doc.text
+        if self._ends is not None and u.exact and self._mode in ("ascii", "same_length"):
+            ie = self.token_index(u.end)
+            if ie is not None:
+                full = None
+                if text[c - 1] in "\r\n":  # a line start: an additive boundary itself
+                    ic = self.token_index(c)
+                    if ic is not None:
+                        full = ie - ic
+                elif text[c - 1].isspace():  # after a space: the space belongs to the first word's token
+                    ib = self.token_index(c - 1)
+                    if ib is not None:
+                        full = self.without_lead(c - 1, c, ie - ib, ie - ib, u.content_end, u.end, True)[0]
+                if full is not None:
+                    return full, full - self.counter.tail_delta(text, c, u.content_end, u.end)
+        return self.counter.piece(text, c, u.content_end, u.end)
 
     def token_index(self, pos: int) -> int | None:
         """Number of tokens before character ``pos`` when ``pos`` is a token end of the document encoding (token
@@ -1107,10 +1148,15 @@ class _DocState:
 
     def block_counts(self, first: int, last: int) -> list[tuple[int, int]]:
         """(with trailing whitespace, without) token counts of blocks[first:last]."""
-        return [(self.full[k], self.core_of(k)) for k in range(first, last)]
+        cores = [self.core_of(k) for k in range(first, last)]
+        return list(zip(self.full[first:last], cores))
 
     def run_counts(self, first: int, last: int) -> tuple[int, int]:
-        """Exact counts (with trailing whitespace, without) of the run blocks[first:last] (additive at block starts)."""
+        """Exact counts (with trailing whitespace, without) of the run blocks[first:last] (additive at block starts;
+        in a small document the run is encoded as one string)."""
+        if self._mode == "small":
+            b0, b1 = self.doc.blocks[first], self.doc.blocks[last - 1]
+            return self.counter.piece(self.doc.text, b0.start, b1.content_end, b1.end)
         f = self._cum[last - 1] - self._cum[first]
         return f + self.full[last - 1], f + self.core_of(last - 1)
 
