@@ -1011,9 +1011,15 @@ class _DocState:
         if self._byte_of_map is None:
             assert self.norm is not None
             cp = np.frombuffer(self.norm.encode("utf-32-le"), dtype=np.uint32)
-            byte_of = np.empty(len(cp) + 1, dtype=np.int64)
+            width = np.ones(len(cp), dtype=np.int32)  # UTF-8 bytes per character, added in place (low peak memory)
+            width += cp >= 0x80
+            width += cp >= 0x800
+            width += cp >= 0x10000
+            del cp
+            total = int(self._ends[-1]) if self._ends is not None and len(self._ends) else 4 * len(width)
+            byte_of = np.empty(len(width) + 1, dtype=np.int32 if total < 2**31 else np.int64)
             byte_of[0] = 0
-            np.cumsum(1 + (cp >= 0x80).astype(np.int64) + (cp >= 0x800) + (cp >= 0x10000), out=byte_of[1:])
+            np.cumsum(width, out=byte_of[1:])
             self._byte_of_map = byte_of
         return self._byte_of_map
 
