@@ -532,7 +532,7 @@ class Chunker:
                     out.append(carry)
                 carry = None
             last_kind = u.parts[-1][1]
-            if last_kind == "heading":
+            if last_kind == "heading" and u.whole:  # (a piece of an oversize heading is not glued onward)
                 carry = u
                 continue
             if u.c_core < params.min_paragraph_tokens and last_kind not in atomic and u.whole:
@@ -747,10 +747,12 @@ class Chunker:
             else:
                 n_tok = self.tokenizer.count(join_prefix(prefix, normalize(text[start : units[j - 1].content_end])))
             if n_tok > cap and j - 1 <= i and head is None and prefix:
-                shorter = self._fitting_prefix(anchors, params, u0.cont_prefix, c0, cap)
+                n_text = c0 if clean else self.tokenizer.count(normalize(text[start : units[j - 1].content_end]))
+                shorter = self._fitting_prefix(anchors, params, u0.cont_prefix, n_text, cap)
                 if shorter is not None:  # one unit that fits the cap alone: shorten the breadcrumb, never cut it
                     prefix = shorter
-                    n_tok = self._prefix_tokens(prefix) + c0
+                    n_tok = self._prefix_tokens(prefix) + n_text if clean else \
+                        self.tokenizer.count(join_prefix(prefix, normalize(text[start : units[j - 1].content_end])))
             if n_tok <= cap or not shrink or (j - 1 <= i and head is None):
                 break
             if j - 1 > i:
