@@ -423,7 +423,7 @@ class Chunker:
     def _group_counts(self, st: "_DocState", g: _Group, params: ChunkParams) -> tuple[int, int]:
         """(tokens with trailing whitespace, without) of the group's blocks, exact; cached on the group."""
         if g.c_full < 0:
-            g.c_full, g.c_core = st.run_counts(g.first, g.last)
+            g.c_full, g.c_core = st.run_counts(g.first, g.last, self._whole_limit(params))
         return g.c_full, g.c_core
 
     def _whole_limit(self, params: ChunkParams) -> int:
@@ -1147,7 +1147,8 @@ class _DocState:
         byte = int(self._ends[ip + n - 1])
         if self._mode == "ascii":
             return byte
-        return int(np.searchsorted(self._byte_of, byte, side="right")) - 1
+        byte_of = self._byte_of  # (the query in the map's dtype: a Python int would make numpy copy the map)
+        return int(np.searchsorted(byte_of, byte_of.dtype.type(byte), side="right")) - 1
 
     def block_at(self, pos: int) -> int:
         if self._starts is None:
@@ -1159,12 +1160,17 @@ class _DocState:
         cores = [self.core_of(k) for k in range(first, last)]
         return list(zip(self.full[first:last], cores))
 
-    def run_counts(self, first: int, last: int) -> tuple[int, int]:
-        """Exact counts (with trailing whitespace, without) of the run blocks[first:last] (additive at block starts;
-        in a small document the run is encoded as one string)."""
+    def run_counts(self, first: int, last: int, whole_limit: int = 0) -> tuple[int, int]:
+        """Exact counts (with trailing whitespace, without) of the run blocks[first:last] (additive at block starts).
+        In a small document a run short enough to be emitted whole (``whole_limit`` tokens, at 3.5 characters a
+        token) is encoded as one string; a longer one is summed from block counts, which windowing needs anyway."""
         if self._mode == "small":
             b0, b1 = self.doc.blocks[first], self.doc.blocks[last - 1]
-            return self.counter.piece(self.doc.text, b0.start, b1.content_end, b1.end)
+            if b1.content_end - b0.start <= 3.5 * whole_limit:
+                return self.counter.piece(self.doc.text, b0.start, b1.content_end, b1.end)
+            counts = self.block_counts(first, last)
+            f = sum(c[0] for c in counts[:-1])
+            return f + counts[-1][0], f + counts[-1][1]
         f = self._cum[last - 1] - self._cum[first]
         return f + self.full[last - 1], f + self.core_of(last - 1)
 
