@@ -38,8 +38,14 @@ test-slow: install
 dev: install | $(DAGSTER_HOME)
 	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p $${PORT:-3000}
 
-bench: install
-	$(BIN)/python -m heritage_pipeline.bench
+# The peer chunkers (optional `bench` extra) are installed on first use; torch pinned again for the same reason.
+BENCH_STAMP := $(VENV)/.bench-stamp
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install -q torch==2.13.0 -e '.[dev,bench]'
+	@touch $(BENCH_STAMP)
+
+bench: install $(BENCH_STAMP)
+	$(BIN)/python -m heritage_pipeline.bench $(BENCH_ARGS)
 
 clean:
 	rm -rf data/output .dagster_home

@@ -2,65 +2,119 @@
 
 Input: a :class:`~heritage_pipeline.structure.ParsedDocument` (blocks + heading sections). Output: :class:`Chunk`
 records whose ``text`` is ``normalize(doc.text[start:end])`` for offsets chosen *while splitting* (never searched
-for afterwards) and whose ``meta.len_tokens`` is the exact cl100k count of what is embedded
-(``meta.context_prefix`` + blank line + ``text``).
+for afterwards) and whose ``meta.len_tokens`` is the exact count of what is embedded (``meta.context_prefix`` +
+blank line + ``text``, see :func:`heritage_pipeline.models.join_prefix`).
 
-Sizes are cl100k tokens. ``size_tokens`` is the target, ``max_tokens`` the hard cap on the embedded string.
+Units: sizes are tokens of the configured tiktoken encoding (cl100k by default); offsets are code points.
+``size_tokens`` is the target, ``max_tokens`` the hard cap on the embedded string, ``overlap_tokens`` the most
+tokens a window repeats from the end of the previous window of the same section.
 
 Modes
-    ``hierarchical``: one chunk per heading section (H1-H3 by default); a section over the cap is packed into
-    windows at block boundaries without overlap.
-    ``sliding``: token windows of ``size_tokens`` with ``overlap_tokens`` over the whole document, still cut only at
-    block / line / sentence / word / grapheme boundaries.
-    ``hybrid``: hierarchy first; sections longer than ``split_factor x size_tokens`` (or over the cap) get windows.
+    ``hierarchical``: one chunk per heading section (H1-H3 by default); a section whose embedded string is over the
+    cap is cut into windows of about ``size_tokens`` with overlap.
+    ``sliding``: windows of about ``size_tokens`` with overlap over the whole document, ignoring section
+    boundaries (but still cut only at block / line / sentence / word / grapheme boundaries, with atomic blocks
+    whole and headings glued to their body); each window's ``anchors`` are the common path of the sections it
+    touches.
+    ``hybrid`` (default): hierarchy first; sections longer than ``split_factor x size_tokens`` (or over the cap)
+    get windows.
 
-Rules (SPEC.md §3): a heading is glued to the block after it; a table, fenced code block or blockquote under the
-cap is one unit and is never cut; a larger one is split at row / line boundaries and the table header (or the
-opening fence line) is repeated in the next piece's ``context_prefix``; only adjacent sections share a chunk
-(a heading with no body joins the section after it; small adjacent sections merge when ``merge_small_sections``);
-a window's tail under ``min_tokens`` merges into the previous window when the result stays under the cap.
+Rules (SPEC.md §3)
+    * A heading is glued to the unit after it, so it never ends a window (its body follows it).
+    * A table, fenced code block, blockquote, admonition or HTML block whose tokens fit under the cap is one unit and
+      is never cut. A larger one is split at row / line boundaries; the table header rows (or the opening fence line
+      with its language) are repeated in ``meta.context_prefix`` of every window that starts inside it. Fenced code
+      inside a list item or an admonition is kept together the same way.
+    * Paragraph-like blocks under ``min_paragraph_tokens`` (default 80) are merged with the next unit of the same
+      section (else the previous one), so a short lead-in ("For example:") stays with what it introduces; a lead-in
+      never glues onto a heading. When an atomic block fits the cap alone but not after the breadcrumb, it is kept
+      whole in a window whose ``context_prefix`` drops outer breadcrumb levels (the one case where a heading just
+      before it may stay in the previous window).
+    * Sections: a heading with no body joins the section after it (breadcrumb: the following section's when the
+      heading is its ancestor, ``# A`` + ``## B`` gives ``A › B``; else the common path). Adjacent sections that are
+      both under
+      ``min_tokens`` merge while the result stays under ``size_tokens`` and its breadcrumb (the common prefix of the
+      members' anchors) loses at most one level from the deepest member: siblings and a parent with its first child
+      merge, distant sections do not. Non-adjacent sections never share a chunk; standalone sections (a message, a
+      registry row, an entity) never merge.
+    * Windows: the number of windows of a section is fixed first and the target is balanced
+      (``(T - overlap) / n + overlap``), so windows are of similar size; a short tail is shared with the window
+      before it, and a tail still under ``min_tokens`` merges into the previous window when the union stays under
+      the cap and near the target.
+    * Overlap: the next window starts at the earliest allowed boundary in the previous window's tail such that the
+      repeated text has at most ``overlap_tokens`` tokens. Allowed boundaries are unit starts and, inside
+      paragraphs and list items, line and sentence starts (never inside an atomic block, never inside a grapheme
+      cluster). With ``adaptive_overlap`` the ratio is ``min(0.25, 0.10 + 0.15 x H)`` with ``H`` the normalised
+      lexical entropy of the section (see :func:`adaptive_overlap_ratio`).
 
-Exact counts at tokenizer speed: every unit starts at the start of a non-blank line, a boundary at which cl100k's
-pre-tokenizer never merges across (its pieces end at line breaks or before the next non-space), so the count of
-a run of units is the sum of their counts with trailing whitespace, plus the last unit's count without it. The
-trailing-whitespace delta is computed on the unit's final punctuation run only (the one pre-token piece that can
-absorb newlines). Windows containing a boundary inside a line (sentence/word/grapheme splits) are re-encoded.
+Exact counts at close to tokenizer speed: every block starts at the start of a non-blank line, a boundary across
+which cl100k's pre-tokenizer never merges (its pieces end at line breaks or before the next non-space), so the count
+of a run of blocks is the sum of their counts with trailing whitespace, plus the last one's count without it; the
+same holds at the last whitespace character before a word (the pre-tokenizer attaches exactly that space to the
+word). So each document is encoded once (:meth:`Tokenizer.token_ends`: the UTF-8 end offset of every token) and the
+count of any piece between two such boundaries is the number of token ends between their byte offsets; every
+boundary used is checked to be a token end, else the piece is encoded on its own. A piece's count without trailing
+whitespace comes from the same offsets, or from the final punctuation run (the one pre-token piece that can absorb
+newlines: ``count(punct + trail) - count(punct)``, cached). Windows with a cut that is not additive (inside a word, after
+a CJK full stop, an HTML row starting mid-line) are re-encoded; window starts and overlap heads after a space recount
+one word. Short documents (up to 8 blocks and 8 KB) are counted block by block. Every count is checked by the tests
+against a fresh encode of the embedded string. The cyclic garbage collector is paused while a document is chunked
+(no reference cycles are created; it cost ~10 %).
 """
 
 from __future__ import annotations
 
+import bisect
+import gc
+import itertools
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 import regex
 
 from .config import ChunkingConfig, config_from
 from .markdown import parse_markdown
-from .models import Chunk, ChunkMeta, Quality, Spans, join_prefix
+from .models import Chunk, join_prefix
 from .structure import ATOMIC_KINDS, Block, ParsedDocument, Section
 from .text import grapheme_boundaries, normalize, normalize_inner
 from .tokenizer import Tokenizer, get_tokenizer
 
 BREADCRUMB_SEP = " › "
 _TAIL_PUNCT = regex.compile(r" ?[^\s\p{L}\p{N}]+$")
-_SENTENCE_END = regex.compile(r"(?<=[.!?…;:。！？；])\s+|(?<=[。！？])")
-_WS_RUN = re.compile(r"\s+")
+# A piece may start here: not whitespace, not a combining mark / ZWJ / variation selector / emoji modifier
+# (those extend the previous grapheme cluster).
+_STARTABLE = r"(?=[^\s\p{M}\u200d\ufe00-\ufe0f\U0001F3FB-\U0001F3FF])"
+# Sentence starts: after sentence-final punctuation (optionally closing quotes/brackets) and whitespace, after CJK
+# full stops, and at soft line breaks. Used for overlap heads and for cutting oversize lines.
+_SENTENCE_CUT = regex.compile(
+    r"[.!?…;:。！？；][\"'»”’)\]]*\s+" + _STARTABLE + r"|[。！？]" + _STARTABLE + r"|\n[ \t]*" + _STARTABLE
+)
+_WORD_CUT = regex.compile(r"\s+" + _STARTABLE)
 _WORD = regex.compile(r"\w+")
+# Short documents with at most this many blocks are counted block by block (each block one encode); others with one
+# encode of the whole document and token offsets (numpy set-up costs ~20 us, about what 8 small encodes cost).
+_SMALL_DOC_BLOCKS = 8
 
 
 @dataclass(frozen=True)
 class ChunkParams:
-    """Resolved sizes for one document (tokens are cl100k). Built by :func:`params_for`."""
+    """Resolved sizes for one document (all sizes in tokens of the configured encoding). Built by
+    :func:`params_for`; ``overlap_tokens`` is ``round(size_tokens x overlap_ratio)``."""
 
     mode: str = "hybrid"
     size_tokens: int = 700
     max_tokens: int = 1200
     overlap_tokens: int = 140
     min_tokens: int = 300
+    min_paragraph_tokens: int = 80
     split_factor: float = 1.5
     adaptive_overlap: bool = False
     keep_atomic: frozenset[str] = ATOMIC_KINDS
@@ -70,7 +124,12 @@ class ChunkParams:
 
 
 def params_for(config: ChunkingConfig, *, source_type: str = "document", domain: str | None = None) -> ChunkParams:
-    """Chunk sizes for a source type and domain from the config (SPEC.md §2 table and §3 presets)."""
+    """Chunk sizes for a source type and domain from the config (SPEC.md §2 table and §3 presets).
+
+    ``domain`` (``tech``, ``legal``, ``faq``) takes the preset's size and overlap ratio; None keeps
+    ``sliding_window``. Websites and conversations use their ``sources`` sizes. Raises nothing (the config is
+    validated at load time).
+    """
     sw = config.sliding_window
     size, ratio = sw.size_tokens, sw.overlap_ratio
     if domain is not None and domain in config.domains.presets:
@@ -95,12 +154,14 @@ def params_for(config: ChunkingConfig, *, source_type: str = "document", domain:
         keep -= {"table", "html_table"}
     if not h.keep_blockquotes:
         keep -= {"blockquote", "admonition"}
+    size = min(size, cap)
     return ChunkParams(
         mode=config.mode,
-        size_tokens=min(size, cap),
+        size_tokens=size,
         max_tokens=cap,
-        overlap_tokens=overlap,
+        overlap_tokens=min(overlap, size // 2),
         min_tokens=min(config.quality.length.min_tokens, size),
+        min_paragraph_tokens=sw.min_paragraph_tokens,
         split_factor=sw.split_factor,
         adaptive_overlap=sw.adaptive_overlap,
         keep_atomic=frozenset(keep),
@@ -112,15 +173,60 @@ def params_for(config: ChunkingConfig, *, source_type: str = "document", domain:
 
 @dataclass(slots=True)
 class _Unit:
+    """A piece of text that a window takes whole: a block, a line / row / sentence of a split block, or a run of
+    them glued together (a heading and its first block, a short paragraph and its neighbour)."""
+
     start: int
     end: int  # includes trailing whitespace (== next unit's start inside a block run)
     content_end: int
+    c_full: int  # tokens of normalize_inner(text[start:end])
+    c_core: int  # tokens of normalize_inner(text[start:content_end])
+    clean: bool  # starts at the start of a non-blank line: the count boundary before it is additive
+    cont_prefix: str = ""  # table header / fence line repeated when a window starts on this unit
+    parts: tuple[tuple[int, str], ...] = ()  # (start, block kind) of each constituent, in order
+    sec: int = 0  # index of the section (in doc.sections) of the first constituent
+    oversize: str | None = None  # reason when this unit alone cannot fit the cap
+    lead: int = 0  # leading whitespace characters (a sentence / word piece starts at the space before it)
+    exact: bool = True  # c_full / c_core are exact (False: estimated from token offsets; windows re-encode)
+    whole: bool = True  # whole blocks (False: a line / row / piece of a block that had to be split)
+
+
+@dataclass(slots=True)
+class _Head:
+    """The partial unit a window starts with when it overlaps the previous one: ``text[start:units[k].end]``."""
+
+    start: int
+    unit: int  # index k of the unit it is a suffix of
     c_full: int
     c_core: int
-    clean: bool  # starts at the start of a line: the count boundary before it is additive
-    cont_prefix: str = ""  # table header / fence line repeated when a window starts on this unit
-    kinds: tuple[str, ...] = ()
-    oversize: str | None = None  # reason when this unit alone cannot fit the cap
+
+
+@dataclass(slots=True)
+class _Window:
+    start: int
+    end: int  # content end of the last unit
+    n_tokens: int
+    prefix: str
+    first: int  # first whole unit
+    last: int  # last unit (inclusive)
+    head: _Head | None
+    kinds: tuple[str, ...]
+    oversize: str | None
+    anchors: list[str]
+
+
+@dataclass(slots=True)
+class _Group:
+    """Consecutive blocks chunked together: one section, or adjacent sections merged by the rules above."""
+
+    anchors: list[str]
+    first: int
+    last: int
+    section: Section | None
+    depth: int  # deepest member breadcrumb length
+    c_full: int = -1
+    c_core: int = -1
+    secs: tuple[int, ...] = ()  # indexes of member sections
 
 
 class _Counter:
@@ -131,20 +237,33 @@ class _Counter:
         self.count = tokenizer.count
 
     def piece(self, text: str, start: int, content_end: int, end: int) -> tuple[int, int]:
-        """(count with trailing whitespace, count without) of ``text[start:end]`` whose content ends at ``content_end``."""
-        core = normalize_inner(text[start:content_end])
-        c_core = self.count(core)
+        """(tokens with trailing whitespace, tokens without) of ``text[start:end]`` whose content ends at
+        ``content_end``, by encoding the piece."""
+        c_core = self.count(normalize_inner(text[start:content_end]))
+        return c_core + self.tail_delta(text, start, content_end, end), c_core
+
+    def tail_delta(self, text: str, start: int, content_end: int, end: int) -> int:
+        """Tokens that the trailing whitespace ``text[content_end:end]`` adds to the piece starting at ``start``.
+
+        Only the core's final punctuation run (with one optional space before it) can merge with following
+        newlines: it is cl100k's ``' ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*'`` pre-token. So the delta is
+        ``count(punct + trail) - count(punct)``, cached per (punct, trail)."""
         if end <= content_end:
-            return c_core, c_core
-        trail = normalize_inner(text[content_end:end])
-        punct = ""
-        if core and not core[-1].isalnum():  # str.isalnum() is exactly \p{L} | \p{N}
-            m = _TAIL_PUNCT.search(core, max(0, len(core) - 256))
-            punct = m.group() if m else ""
-            if len(punct) >= 255:
-                m = _TAIL_PUNCT.search(core)
-                punct = m.group() if m else ""
-        return c_core + _tail_delta(self.tok, punct, trail), c_core
+            return 0
+        trail = text[content_end:end]
+        if not trail.isascii() or "\r" in trail:
+            trail = normalize_inner(trail)
+        k = content_end
+        while k > start and not text[k - 1].isalnum() and not text[k - 1].isspace():
+            k -= 1  # str.isalnum() is exactly \p{L} | \p{N}
+        if k == content_end:
+            return _tail_delta(self.tok, "", trail)
+        if k > start and text[k - 1] == " ":
+            k -= 1
+        punct = text[k:content_end]
+        if not punct.isascii():
+            punct = normalize_inner(punct)
+        return _tail_delta(self.tok, punct, trail)
 
 
 @lru_cache(maxsize=4096)
@@ -166,6 +285,12 @@ def slug(s: str, max_len: int = 48) -> str:
     return out or "untitled"
 
 
+@lru_cache(maxsize=8192)
+def _anchor_key(anchors: tuple[str, ...]) -> str:
+    """The heading-path part of a chunk id: slugged anchors joined by ``/`` (``root`` without anchors)."""
+    return "/".join(slug(a) for a in anchors) or "root"
+
+
 def breadcrumb(anchors: list[str]) -> str:
     """The anchor path as shown to users and embedded as context: ``H1 › H2 › H3``."""
     return BREADCRUMB_SEP.join(anchors)
@@ -174,7 +299,7 @@ def breadcrumb(anchors: list[str]) -> str:
 def lexical_entropy(text: str) -> float:
     """Normalised lexical entropy in [0, 1]: Shannon entropy of the word distribution over log2(number of words).
 
-    0 means one word repeated; 1 means every word distinct. Used by the adaptive-overlap rule.
+    0 means one word repeated (or fewer than two words); 1 means every word distinct.
     """
     words = _WORD.findall(text.lower())
     n = len(words)
@@ -189,90 +314,144 @@ def adaptive_overlap_ratio(text: str) -> float:
 
     Taken literally the rule saturates at 0.25 for any natural text (normalised word entropy is 0.8-0.95), so the
     normalised entropy ``H`` of :func:`lexical_entropy` is scaled: ``min(0.25, 0.10 + 0.15 * H)``. Denser, more
-    varied vocabulary gives more overlap, as the seed intends.
+    varied vocabulary gives more overlap, as the seed intends; a text repeating one sentence gets close to 0.10.
     """
     return min(0.25, 0.10 + 0.15 * lexical_entropy(text))
+
+
+def _common_prefix(a: list[str], b: list[str]) -> list[str]:
+    out = []
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        out.append(x)
+    return out
 
 
 class Chunker:
     """Chunks parsed documents. Construct once per config; :meth:`chunk_document` is re-entrant.
 
-    ``tokenizer`` defaults to the config's (cl100k offline). All sizes are cl100k tokens.
+    ``tokenizer`` defaults to the config's (cl100k offline). All sizes are tokens of that encoding.
     """
 
     def __init__(self, config: ChunkingConfig | None = None, tokenizer: Tokenizer | None = None) -> None:
         self.config = config or config_from(None, {})
         self.tokenizer = tokenizer or get_tokenizer(self.config.tokenizer)
         self._counter = _Counter(self.tokenizer)
+        self._prefix_cache: dict[str, int] = {}
+        self._params: dict[tuple[str, str | None], ChunkParams] = {}
 
     # ------------------------------------------------------------------ public API
     def chunk_document(self, doc: ParsedDocument, params: ChunkParams | None = None) -> list[Chunk]:
-        """Chunk one parsed document. Returns [] for a document with no non-blank text. Never raises on content."""
+        """Chunk one parsed document. Returns [] for a document with no non-blank text. Never raises on content.
+
+        ``params`` defaults to :func:`params_for` of the chunker's config, the document's source type and domain.
+        """
         if params is None:
-            params = params_for(self.config, source_type=doc.source_type, domain=doc.domain)
-        if not doc.blocks:
+            key = (doc.source_type, doc.domain)
+            params = self._params.get(key)
+            if params is None:
+                params = self._params[key] = params_for(self.config, source_type=doc.source_type, domain=doc.domain)
+        if not doc.blocks or not doc.sections:
             return []
-        counts = self._block_counts(doc)
-        if params.mode == "sliding" and not any(s.standalone for s in doc.sections):
-            groups = [(doc.sections[0].anchors if doc.sections else [], 0, len(doc.blocks), doc.sections[0] if doc.sections else None)]
-            return self._emit(doc, params, counts, groups, windows_always=True)
-        groups = self._section_groups(doc, params, counts)
-        return self._emit(doc, params, counts, groups, windows_always=False)
+        with _gc_paused():
+            state = _DocState(doc, self._counter)
+            today = date.today().isoformat()  # ChunkMeta.extraction_date, once per document
+            chunks: list[Chunk] = []
+            ids: Counter[str] = Counter()
+            for g in self._groups(state, params):
+                for w in self._chunk_group(state, params, g):
+                    chunks.append(self._make_chunk(state, params, w, g, ids, today))
+            return chunks
 
-    # ------------------------------------------------------------------ counting
-    def _block_counts(self, doc: ParsedDocument) -> list[tuple[int, int]]:
-        text = doc.text
-        return [self._counter.piece(text, b.start, b.content_end, b.end) for b in doc.blocks]
-
-    def _run_tokens(self, counts: list[tuple[int, int]], first: int, last: int) -> int:
-        """Exact token count of normalised blocks[first:last] (last exclusive) by additivity."""
-        if last <= first:
-            return 0
-        return sum(c[0] for c in counts[first : last - 1]) + counts[last - 1][1]
-
-    def _prefix_tokens(self, prefix: str) -> int:
-        return self.tokenizer.count(prefix + "\n\n") if prefix else 0
-
-    # ------------------------------------------------------------------ sections
-    def _section_groups(self, doc: ParsedDocument, params: ChunkParams, counts) -> list[tuple[list[str], int, int, Section]]:
-        """Sections after merging: a heading-only section joins the next one; small adjacent sections merge."""
-        secs = [s for s in doc.sections if s.last > s.first]
-        groups: list[list[Any]] = []  # [anchors, first, last, section]
-        pending: list[Any] | None = None
-        for s in secs:
-            body_only_heading = (s.last - s.first == 1 and doc.blocks[s.first].kind == "heading")
+    # ------------------------------------------------------------------ groups of sections
+    def _groups(self, st: "_DocState", params: ChunkParams) -> list[_Group]:
+        doc = st.doc
+        secs = [(k, s) for k, s in enumerate(doc.sections) if s.last > s.first]
+        if params.mode == "sliding":
+            # one group per run of non-standalone sections: windows flow across headings
+            out: list[_Group] = []
+            for k, s in secs:
+                if out and not s.standalone and out[-1].section is not None and not out[-1].section.standalone:
+                    g = out[-1]
+                    g.last = s.last
+                    g.secs += (k,)
+                    g.anchors = _common_prefix(g.anchors, s.anchors)
+                    continue
+                out.append(_Group(list(s.anchors), s.first, s.last, s, len(s.anchors), secs=(k,)))
+            return out
+        groups: list[_Group] = []
+        pending: _Group | None = None
+        for k, s in secs:
+            g = _Group(list(s.anchors), s.first, s.last, s, len(s.anchors), secs=(k,))
             if pending is not None:
-                # a heading with no body is glued to the following section (its breadcrumb is the following one's)
-                s_anchors = s.anchors
-                cur = [s_anchors, pending[1], s.last, s]
+                ancestor = g.anchors[: len(pending.anchors)] == pending.anchors
+                g = _merge_groups(pending, g, section=s)
+                if ancestor:  # "# A" with no body, then "## B": the chunk is A › B's, not just A's
+                    g.anchors = list(s.anchors)
                 pending = None
-            else:
-                cur = [s.anchors, s.first, s.last, s]
-            if body_only_heading and not s.standalone and params.merge_small_sections is not None:
-                pending = cur
+            heading_only = all(doc.blocks[b].kind == "heading" for b in range(s.first, s.last))
+            if heading_only and not s.standalone:
+                pending = g  # a heading with no body joins the section after it
                 continue
-            groups.append(cur)
+            groups.append(g)
         if pending is not None:
-            groups.append(pending)
-        if params.merge_small_sections:
-            groups = self._merge_small(groups, params, counts)
-        return [(g[0], g[1], g[2], g[3]) for g in groups]
-
-    def _merge_small(self, groups: list[list[Any]], params: ChunkParams, counts) -> list[list[Any]]:
-        out: list[list[Any]] = []
+            if groups and not _standalone(groups[-1]):
+                groups[-1] = _merge_groups(groups[-1], pending, section=groups[-1].section)
+            else:
+                groups.append(pending)
+        if not params.merge_small_sections or len(groups) < 2:
+            return groups
+        out = []
         for g in groups:
-            if out and not g[3].standalone and not out[-1][3].standalone:
+            if out and not _standalone(g) and not _standalone(out[-1]):
                 prev = out[-1]
-                prev_tok = self._run_tokens(counts, prev[1], prev[2])
-                cur_tok = self._run_tokens(counts, g[1], g[2])
-                if prev_tok < params.min_tokens and cur_tok < params.min_tokens:
-                    anchors = _common_prefix(prev[0], g[0])
-                    total = self._run_tokens(counts, prev[1], g[2]) + self._prefix_tokens(self._prefix(anchors, params))
-                    if total <= params.size_tokens:
-                        out[-1] = [anchors, prev[1], g[2], prev[3]]
+                pf, pc = self._group_counts(st, prev, params)
+                gf, gc = self._group_counts(st, g, params)
+                if pc < params.min_tokens and gc < params.min_tokens:
+                    anchors = _common_prefix(prev.anchors, g.anchors)
+                    depth = max(prev.depth, g.depth)
+                    total = pf + gc + self._prefix_tokens(self._prefix(anchors, params))
+                    if len(anchors) >= depth - 1 and total <= params.size_tokens:
+                        merged = _merge_groups(prev, g, section=prev.section)
+                        merged.c_full, merged.c_core = pf + gf, pf + gc
+                        out[-1] = merged
                         continue
             out.append(g)
         return out
+
+    def _group_counts(self, st: "_DocState", g: _Group, params: ChunkParams) -> tuple[int, int]:
+        """(tokens with trailing whitespace, without) of the group's blocks, exact; cached on the group."""
+        if g.c_full < 0:
+            g.c_full, g.c_core = st.run_counts(g.first, g.last, self._whole_limit(params))
+        return g.c_full, g.c_core
+
+    def _whole_limit(self, params: ChunkParams) -> int:
+        if params.mode == "hybrid":
+            return min(params.max_tokens, int(params.split_factor * params.size_tokens))
+        if params.mode == "sliding":
+            return 0
+        return params.max_tokens
+
+    # ------------------------------------------------------------------ one group
+    def _chunk_group(self, st: "_DocState", params: ChunkParams, g: _Group) -> list[_Window]:
+        doc = st.doc
+        prefix = self._prefix(g.anchors, params)
+        p_tok = self._prefix_tokens(prefix)
+        whole_limit = self._whole_limit(params)
+        if params.mode != "sliding":
+            _, core = self._group_counts(st, g, params)
+            if p_tok + core <= whole_limit:
+                b0, b1 = doc.blocks[g.first], doc.blocks[g.last - 1]
+                kinds = tuple(dict.fromkeys(b.kind for b in doc.blocks[g.first : g.last]))
+                return [_Window(b0.start, b1.content_end, p_tok + core, prefix, g.first, g.last - 1, None, kinds, None,
+                                g.anchors)]
+        overlap = params.overlap_tokens
+        if params.adaptive_overlap:
+            sec_text = doc.text[doc.blocks[g.first].start : doc.blocks[g.last - 1].content_end]
+            overlap = min(params.size_tokens // 2, round(params.size_tokens * adaptive_overlap_ratio(sec_text)))
+        units = self._units(st, params, g)
+        return self._pack(st, params, g, units, overlap)
 
     def _prefix(self, anchors: list[str], params: ChunkParams, extra: str = "") -> str:
         crumb = breadcrumb(anchors) if params.parent_titles and anchors else ""
@@ -280,224 +459,436 @@ class Chunker:
             return f"{crumb}\n{extra}" if crumb else extra
         return crumb
 
-    # ------------------------------------------------------------------ emission
-    def _emit(self, doc, params, counts, groups, *, windows_always: bool) -> list[Chunk]:
-        chunks: list[Chunk] = []
-        id_counters: Counter[str] = Counter()
-        for anchors, first, last, section in groups:
-            prefix = self._prefix(anchors, params)
-            p_tok = self._prefix_tokens(prefix)
-            sec_tok = self._run_tokens(counts, first, last)
-            whole_limit = params.max_tokens
-            if params.mode == "hybrid":
-                whole_limit = min(params.max_tokens, int(params.split_factor * params.size_tokens))
-            if not windows_always and p_tok + sec_tok <= whole_limit:
-                spans = [(first, last, None)]
-                windows = [self._window_from_blocks(doc, first, last, p_tok + sec_tok, prefix)]
-            else:
-                overlap = params.overlap_tokens
-                if params.mode == "hierarchical":
-                    overlap = 0
-                elif params.adaptive_overlap:
-                    sec_text = doc.text[doc.blocks[first].start : doc.blocks[last - 1].content_end]
-                    overlap = round(params.size_tokens * adaptive_overlap_ratio(sec_text))
-                units = self._units(doc, params, counts, first, last, anchors)
-                windows = self._pack(doc, params, units, anchors, overlap)
-            key = (section.key if section is not None and section.key else "/".join(slug(a) for a in anchors)) or "root"
-            for w in windows:
-                chunks.append(self._make_chunk(doc, params, w, anchors, section, key, id_counters))
-        return chunks
+    def _prefix_tokens(self, prefix: str) -> int:
+        """Tokens that ``prefix`` adds to the embedded string (prefix + blank line; 0 without a prefix)."""
+        if not prefix:
+            return 0
+        n = self._prefix_cache.get(prefix)
+        if n is None:
+            n = self.tokenizer.count(prefix + "\n\n")
+            if len(self._prefix_cache) > 4096:
+                self._prefix_cache.clear()
+            self._prefix_cache[prefix] = n
+        return n
 
-    def _window_from_blocks(self, doc, first, last, n_tokens, prefix):
-        b0, b1 = doc.blocks[first], doc.blocks[last - 1]
-        kinds = tuple(dict.fromkeys(b.kind for b in doc.blocks[first:last]))
-        return _Window(b0.start, b1.content_end, n_tokens, prefix, first, last - 1, kinds, None)
-
-    def _units(self, doc: ParsedDocument, params: ChunkParams, counts, first: int, last: int, anchors: list[str]) -> list[_Unit]:
-        """Units for windowing: whole blocks, oversize (or non-atomic when allowed) blocks split finer, headings glued."""
+    # ------------------------------------------------------------------ units
+    def _units(self, st: "_DocState", params: ChunkParams, g: _Group) -> list[_Unit]:
+        """Units for windowing: whole blocks; blocks over the budget (or non-atomic blocks over the target) split
+        into rows / lines / sentences / words / graphemes; then headings and short paragraphs glued to a neighbour."""
+        doc = st.doc
         text = doc.text
-        units: list[_Unit] = []
-        base_prefix = self._prefix(anchors, params)
-        budget = params.max_tokens - self._prefix_tokens(base_prefix)
+        sec_of = st.section_index
+        counts = st.block_counts(g.first, g.last)
+        raw: list[_Unit] = []
+        budget = params.max_tokens - self._prefix_tokens(self._prefix(g.anchors, params))
         carry = 0  # tokens of heading units waiting to be glued to the next block
-        for bi in range(first, last):
+        for bi in range(g.first, g.last):
             b = doc.blocks[bi]
-            c_full, c_core = counts[bi]
+            c_full, c_core = counts[bi - g.first]
+            sec = sec_of[bi]
             avail = budget - carry
             if c_core <= avail and (b.kind in params.keep_atomic or c_core <= params.size_tokens):
-                units.append(_Unit(b.start, b.end, b.content_end, c_full, c_core, True, "", (b.kind,)))
+                raw.append(_Unit(b.start, b.end, b.content_end, c_full, c_core, True, "", ((b.start, b.kind),), sec))
+            elif b.kind in params.keep_atomic and c_core <= params.max_tokens:
+                # fits the cap alone but not after the breadcrumb / a heading: kept whole, in a window of its own
+                # whose prefix is shortened (a heading before it that does not fit stays in the previous window)
+                raw.append(_Unit(b.start, b.end, b.content_end, c_full, c_core, True, "", ((b.start, b.kind),), sec))
             else:
-                units.extend(self._split_block(doc, b, bi, params, anchors, reserve=carry))
-            carry = carry + units[-1].c_full if b.kind == "heading" else 0
-        # glue headings (and fence-only / header-only pieces are glued inside _split_block) to the next unit
-        glued: list[_Unit] = []
+                pieces = self._split_block(st, bi, params, g.anchors, reserve=carry)
+                for p in pieces:
+                    p.sec = sec
+                    p.whole = False
+                raw.extend(pieces)
+            carry = carry + raw[-1].c_full if b.kind == "heading" else 0
+        return self._glue(raw, params, budget)
+
+    def _glue(self, units: list[_Unit], params: ChunkParams, budget: int) -> list[_Unit]:
+        """Glue headings to the next unit, and paragraph-like blocks under ``min_paragraph_tokens`` to a neighbour of
+        the same section: the next unit (a lead-in such as "For example:" belongs to what it introduces), else the
+        previous one. The result must stay within the target, or within ``budget`` (the cap minus the breadcrumb)
+        when the neighbour is an atomic block. A heading is glued whenever the pair fits ``budget`` (blocks after a
+        heading were split with that reserve); only an atomic block that fits the cap alone but not with its heading
+        leaves the heading in the previous unit (the block is not cut). Atomic units are never glued to each other,
+        and pieces of a split block are not glued by the short-paragraph rule (they are already cut to size)."""
+        limit = min(params.size_tokens, budget)
+        atomic = params.keep_atomic
+
+        def room(u: _Unit) -> int:
+            return budget if u.parts[-1][1] in atomic or u.parts[0][1] in atomic else limit
+
+        out: list[_Unit] = []
         carry: _Unit | None = None
         for u in units:
             if carry is not None:
-                u = _merge_units(carry, u, text)
+                heading = carry.parts[-1][1] == "heading"
+                if heading and (carry.c_full + u.c_core <= budget or not u.clean):
+                    u = _merge_units(carry, u)
+                elif not heading and carry.sec == u.sec and u.clean and u.parts[0][1] != "heading" \
+                        and carry.c_full + u.c_core <= room(u):  # (a lead-in never glues onto a heading)
+                    u = _merge_units(carry, u)
+                elif not heading and out and out[-1].sec == carry.sec and out[-1].c_full + carry.c_core <= room(out[-1]):
+                    out[-1] = _merge_units(out[-1], carry)
+                else:
+                    out.append(carry)
                 carry = None
-            if u.kinds and u.kinds[-1] == "heading":
+            last_kind = u.parts[-1][1]
+            if last_kind == "heading" and u.whole:  # (a piece of an oversize heading is not glued onward)
                 carry = u
                 continue
-            glued.append(u)
+            if u.c_core < params.min_paragraph_tokens and last_kind not in atomic and u.whole:
+                carry = u  # a short paragraph / list item: keep it with a neighbour
+                continue
+            out.append(u)
         if carry is not None:
-            if glued:
-                glued[-1] = _merge_units(glued[-1], carry, text)
+            if carry.parts[-1][1] != "heading" and out and out[-1].sec == carry.sec \
+                    and out[-1].c_full + carry.c_core <= room(out[-1]):
+                out[-1] = _merge_units(out[-1], carry)
             else:
-                glued.append(carry)
-        return glued
+                out.append(carry)
+        return out
 
-    def _split_block(self, doc: ParsedDocument, b: Block, bi: int, params: ChunkParams, anchors: list[str],
-                     reserve: int = 0) -> list[_Unit]:
-        """Split one block into line units (rows for tables, lines for code), then sentences, words, graphemes."""
-        text = doc.text
+    def _split_block(self, st: "_DocState", bi: int, params: ChunkParams, anchors: list[str], reserve: int = 0) -> list[_Unit]:
+        """Split block ``bi`` into line units (rows for tables, lines for code, fenced regions kept together), then
+        sentences, words, graphemes; each piece fits ``min(size_tokens, budget)``."""
+        text = st.doc.text
+        b = st.doc.blocks[bi]
         cont = ""
-        if b.kind in ("table", "code") and b.header_end > b.start:
+        if b.kind in ("table", "code", "html_table") and b.header_end > b.start:
             cont = normalize(text[b.start : b.header_end])
-        elif b.kind == "html_table" and b.header_end > b.start:
-            cont = normalize(text[b.start : b.header_end])
-        if b.kind == "html_table":
-            pieces = _html_row_pieces(text, b)
-        else:
-            pieces = _line_pieces(text, b.start, b.end)
         budget = params.max_tokens - self._prefix_tokens(self._prefix(anchors, params, cont)) - reserve
         target = max(32, min(params.size_tokens, budget))
+        kind = b.kind
+        if kind == "html_table":
+            pieces = _html_row_pieces(text, b)
+        else:
+            pieces = _line_pieces(text, b.start, b.end, group_fences=kind != "code")
+        counts = st.piece_counts(bi, [(s, ce, e, clean) for s, ce, e, _, clean in pieces])
         units: list[_Unit] = []
-        for s, ce, e, clean in pieces:
-            c_full, c_core = self._counter.piece(text, s, ce, e)
+        for (s, ce, e, fence_line, clean), (c_full, c_core, exact) in zip(pieces, counts):
             if c_core <= target:
-                units.append(_Unit(s, e, ce, c_full, c_core, clean, cont, (b.kind,)))
+                units.append(_Unit(s, e, ce, c_full, c_core, clean, cont, ((s, kind),), exact=exact))
+            elif fence_line:  # a fenced region inside a list item / admonition that does not fit: by lines
+                sub = self._line_units(st, bi, _line_pieces(text, s, e, group_fences=False), target,
+                                       normalize(fence_line), kind)
+                sub[0].cont_prefix = cont
+                units.extend(_glue_fence_ends(sub, text, text.find("\n", s) + 1 or e))
             else:
-                units.extend(self._split_inline(text, s, ce, e, clean, target, cont, b.kind))
+                units.extend(self._split_line(st, bi, s, ce, e, clean, target, cont, kind, c_core))
         if not units:
             return units
         units[0].cont_prefix = ""  # the first piece carries the real header / fence line itself
-        # the header rows / opening fence stay with the first data row; a closing fence stays with the last line
-        if b.kind in ("table", "code", "html_table") and len(units) > 1 and units[0].content_end <= b.header_end:
-            units[0:2] = [_merge_units(units[0], units[1], text)]
-        if b.kind == "code" and len(units) > 1 and _is_fence_line(text[units[-1].start : units[-1].content_end]):
-            units[-2:] = [_merge_units(units[-2], units[-1], text)]
+        if kind in ("table", "code", "html_table"):
+            units = _glue_fence_ends(units, text, b.header_end)
         return units
 
-    def _split_inline(self, text: str, s: int, ce: int, e: int, clean: bool, target: int, cont: str, kind: str) -> list[_Unit]:
-        """Split one line into sentences, then words, then grapheme runs, each piece under ``target`` tokens."""
-        out: list[_Unit] = []
-        count = self._counter.count
-        for ps, pce, pe in _sub_pieces(text, s, ce, e, _SENTENCE_END):
-            piece = normalize_inner(text[ps:pce])
-            n = count(piece)
-            if n <= target:
-                out.append(_Unit(ps, pe, pce, count(normalize_inner(text[ps:pe])), n, False, cont, (kind,)))
-                continue
-            for ws, wce, we in _sub_pieces(text, ps, pce, pe, _WS_RUN):
-                wn = count(normalize_inner(text[ws:wce]))
-                if wn <= target:
-                    out.append(_Unit(ws, we, wce, count(normalize_inner(text[ws:we])), wn, False, cont, (kind,)))
-                else:
-                    out.extend(self._split_graphemes(text, ws, wce, we, target, cont, kind))
-        if out:
-            out[0].clean = clean
-        return out
+    def _line_units(self, st: "_DocState", bi: int, pieces: list[tuple[int, int, int, str, bool]], target: int, cont: str,
+                    kind: str) -> list[_Unit]:
+        units: list[_Unit] = []
+        counts = st.piece_counts(bi, [(s, ce, e, clean) for s, ce, e, _, clean in pieces])
+        for (s, ce, e, _, clean), (f, c, exact) in zip(pieces, counts):
+            if c <= target:
+                units.append(_Unit(s, e, ce, f, c, clean, cont, ((s, kind),), exact=exact))
+            else:
+                units.extend(self._split_line(st, bi, s, ce, e, clean, target, cont, kind, c))
+        return units
 
-    def _split_graphemes(self, text: str, s: int, ce: int, e: int, target: int, cont: str, kind: str) -> list[_Unit]:
-        """Cut a run with no whitespace into pieces of <= target tokens at grapheme-cluster boundaries (linear)."""
-        count = self._counter.count
-        bounds = grapheme_boundaries(text, s, ce)
+    def _split_line(self, st: "_DocState", bi: int, s: int, ce: int, e: int, clean: bool, target: int, cont: str,
+                    kind: str, n_tokens: int) -> list[_Unit]:
+        """Cut one line (or table row) that is over ``target`` tokens into pieces of at most ``target // 6`` tokens
+        (small pieces leave the window packer room for overlap). Each cut is the last sentence start before the
+        token limit (in the second half of the range), else the last word start, else the last grapheme-cluster
+        boundary: never inside a cluster.
+
+        A cut at whitespace starts the next piece at the last whitespace character (``lead`` = 1, or at the start of
+        the line when the whitespace holds a line break): cl100k's pre-tokenizer attaches exactly that space to the
+        next word, so counts stay additive and the piece is ``clean``. Where the document's token offsets are known
+        the limit comes from them and clean pieces need no encode; otherwise the limit is estimated from the line's
+        characters per token (``n_tokens`` = tokens of ``text[s:ce]``) and each piece is encoded. Linear in
+        ``e - s``."""
+        text = st.doc.text
+        counter = self._counter
+        piece_max = max(16, target // 6)
         out: list[_Unit] = []
-        total = count(normalize_inner(text[s:ce]))
-        chars_per_token = max(1.0, (ce - s) / max(1, total))
-        bi = 0
-        while bounds[bi] < ce:
-            start = bounds[bi]
-            want = max(1, int(target * chars_per_token * 0.9))
-            # furthest grapheme boundary within `want` characters, then shrink until the piece fits
-            lo = bi + 1
-            hi = _bisect_right(bounds, start + want) - 1
-            hi = max(hi, lo)
+        p, lead, pclean = s, 0, clean
+        ip = st.token_index(p) if pclean else None
+        cpt = max(1.0, (ce - s) / max(1, n_tokens))  # characters per token, to estimate limits without offsets
+        while p < ce:
+            if ip is not None:
+                q = st.limit_position(ip, piece_max, e)
+                if q is None:  # the rest of the line fits
+                    f, c, exact = st.piece_counts(bi, [(p, ce, e, True)])[0]
+                    out.append(_Unit(p, e, ce, f, c, pclean, cont, ((p + lead, kind),), 0, None, lead, exact))
+                    return out
+            else:
+                if (ce - p) <= piece_max * cpt * 0.9:
+                    f, c = counter.piece(text, p, ce, e)
+                    if c <= piece_max:
+                        out.append(_Unit(p, e, ce, f, c, pclean, cont, ((p + lead, kind),), 0, None, lead))
+                        return out
+                q = p + lead + max(1, int(piece_max * cpt * 0.9))
+            q = min(q, ce)
             while True:
-                piece_end = bounds[hi]
-                n = count(normalize_inner(text[start:piece_end]))
-                if n <= target or hi == lo:
+                b, nlead, nclean = _best_cut(text, p, lead, q, ce)
+                jb = st.token_index(b) if nclean else None
+                f = (jb - ip) if (jb is not None and ip is not None) else counter.count(normalize_inner(text[p:b]))
+                if f <= piece_max or q <= p + lead + 1:
                     break
-                hi = max(lo, lo + (hi - lo) * 3 // 4)
-            oversize = None
-            if n > target:
-                oversize = f"a single grapheme cluster of {n} tokens exceeds the cap"
-            end = e if piece_end == ce else piece_end
-            out.append(_Unit(start, end, piece_end, count(normalize_inner(text[start:end])), n, False, cont, (kind,), oversize))
-            bi = hi
+                q = p + lead + max(1, (q - p - lead) * 3 // 4)  # the estimate was too long: shrink and cut again
+            pce = b
+            while pce > p + lead and text[pce - 1].isspace():
+                pce -= 1
+            c = f - counter.tail_delta(text, p, pce, b) if pce < b else f
+            oversize = f"a single grapheme cluster of {c} tokens exceeds the cap" if c > target else None
+            out.append(_Unit(p, b, pce, f, c, pclean, cont, ((p + lead, kind),), 0, oversize, lead))
+            p, lead, pclean, ip = b, nlead, nclean, jb
+        if out and out[-1].end < e:  # the line's trailing whitespace belongs to its last piece
+            u = out[-1]
+            u.end = e
+            u.c_full = u.c_core + counter.tail_delta(text, u.start, u.content_end, e)
         return out
 
-    def _pack(self, doc: ParsedDocument, params: ChunkParams, units: list[_Unit], anchors: list[str], overlap: int) -> list["_Window"]:
-        """Greedy windows over units: grow to the target, never past the cap, then step back ``overlap`` tokens."""
-        windows: list[_Window] = []
+    # ------------------------------------------------------------------ windows
+    def _pack(self, st: "_DocState", params: ChunkParams, g: _Group, units: list[_Unit], overlap: int) -> list[_Window]:
+        """Greedy windows over units with a balanced target, never past the cap, each overlapping the previous one
+        by at most ``overlap`` tokens (see the module docstring)."""
         n = len(units)
-        i = 0
+        if n == 0:
+            return []
+        sliding = params.mode == "sliding"
+        base_anchors = g.anchors
+        p_tok0 = self._prefix_tokens(self._prefix(base_anchors, params))
+        total = sum(u.c_full for u in units)
+        stride = max(1, params.size_tokens - p_tok0 - overlap)
+        n_windows = max(1, math.ceil(max(0, total - overlap) / stride))
+        balanced = math.ceil(max(0, total - overlap) / n_windows) + overlap + p_tok0
+        eff_size = min(params.size_tokens, int(balanced * 1.05) + 8)
+        cum = list(itertools.accumulate((u.c_full for u in units), initial=0))
+        windows: list[_Window] = []
+        i, head = 0, None
         while i < n:
-            prefix = self._prefix(anchors, params, units[i].cont_prefix)
+            anchors = st.doc.sections[units[i].sec].anchors if sliding else base_anchors
+            prefix = self._prefix(anchors, params, units[i].cont_prefix if head is None else "")
             p_tok = self._prefix_tokens(prefix)
-            target = params.size_tokens - p_tok
             cap = params.max_tokens - p_tok
-            total_full = 0
-            j = i
-            while j < n:
-                cand = total_full + units[j].c_core
-                if j > i and (cand > target or cand > cap):
-                    break
-                total_full += units[j].c_full
-                j += 1
-            w = self._exact_window(doc, units, i, j, prefix, p_tok, params.max_tokens)
+            target = min(eff_size - p_tok, cap)
+            must = windows[-1].last + 1 if windows else i  # the first unit the previous window did not hold
+            j, run = self._grow(units, i, head, must, target, cap)
+            rest = cum[n] - cum[j]
+            if j > must and 0 < rest < params.min_tokens:
+                # a short tail would remain: take it here when the window stays near the target, else share the
+                # rest evenly with the last window
+                if run + rest <= min(cap, int(target * 1.2)):
+                    j = self._grow(units, i, head, must, cap, cap)[0]
+                else:
+                    j = max(must + 1, self._grow(units, i, head, must, (run + rest + overlap) // 2, cap)[0])
+            if j <= must:  # the overlap left no room for the next new unit: start it without overlap
+                i, head = must, None
+                continue
+            w = self._exact_window(st, params, units, i, j, head, prefix, base_anchors, sliding)
+            if w.last < must:  # re-encoding showed no room for a new unit next to the overlap: drop the overlap
+                i, head = must, None
+                continue
             windows.append(w)
-            j = w.last_unit + 1
-            if j >= n:
+            if w.last + 1 >= n:
                 break
-            nxt = j
-            if overlap > 0:
-                k = j - 1
-                run = units[k].c_core
-                while k - 1 > i and run + units[k - 1].c_full <= overlap:
-                    k -= 1
-                    run += units[k].c_full
-                if run <= overlap and k > i:
-                    nxt = k
-            i = nxt
-        # a tail window under min_tokens merges into the previous window when the result stays under the cap
+            i, head = self._overlap_start(st, params, units, w, overlap)
+        # a tail window under min_tokens merges into the previous window when the union stays under the cap and
+        # near the target (a tail of at least half the minimum left by the balancing above is kept)
         if len(windows) >= 2 and windows[-1].n_tokens < params.min_tokens:
             a, b = windows[-2], windows[-1]
-            merged = self._exact_window(doc, units, a.first_unit, b.last_unit + 1, a.prefix, self._prefix_tokens(a.prefix),
-                                        params.max_tokens, shrink=False)
-            if merged.n_tokens <= params.max_tokens:
+            merged = self._exact_window(st, params, units, a.first, b.last + 1, a.head, a.prefix, base_anchors, sliding,
+                                        shrink=False)
+            if merged.n_tokens <= params.max_tokens and (
+                    b.n_tokens < params.min_tokens // 2 or merged.n_tokens <= params.size_tokens * 1.25):
                 windows[-2:] = [merged]
         return windows
 
-    def _exact_window(self, doc, units, i, j, prefix, p_tok, cap, shrink: bool = True) -> "_Window":
-        """Window of units[i:j] with its exact token count; drops trailing units while over the cap."""
-        text = doc.text
+    @staticmethod
+    def _grow(units: list[_Unit], i: int, head: _Head | None, must: int, target: int, cap: int) -> tuple[int, int]:
+        """(end, tokens) of the window from ``[head] + units[i:]``: units up to ``must`` are taken while they fit
+        the cap, later ones while they fit ``target`` (counts are additive estimates; the exact count follows)."""
+        n = len(units)
+        run = head.c_full if head is not None else 0
+        j = i
+        while j < n:
+            u = units[j]
+            if j > must or (j == must and j > i) or head is not None:
+                if run + u.c_core > cap or (j > must and run + u.c_core > target):
+                    break
+            run += u.c_full
+            j += 1
+        return j, run
+
+    def _exact_window(self, st: "_DocState", params: ChunkParams, units: list[_Unit], i: int, j: int, head: _Head | None,
+                      prefix: str, anchors: list[str], sliding: bool, shrink: bool = True) -> _Window:
+        """Window of [head] + units[i:j] with its exact token count; drops trailing units while over the cap."""
+        text = st.doc.text
+        cap = params.max_tokens
         while True:
-            if all(units[k].clean for k in range(i + 1, j)):
-                n_tok = p_tok + sum(u.c_full for u in units[i : j - 1]) + units[j - 1].c_core
+            if sliding:
+                anchors = self._window_anchors(st, units, i, j, head)
+                prefix = self._prefix(anchors, params, units[i].cont_prefix if head is None else "")
+            p_tok = self._prefix_tokens(prefix)
+            u0 = units[i]
+            if head is not None:
+                start, f0, c0, rest = head.start, head.c_full, head.c_core, i
+            elif u0.lead:  # the window text starts after the unit's leading space
+                start = u0.start + u0.lead
+                f0, c0 = st.without_lead(u0.start, start, u0.c_full, u0.c_core, u0.content_end, u0.end, u0.exact)
+                rest = i + 1
             else:
-                n_tok = self.tokenizer.count(join_prefix(prefix, normalize(text[units[i].start : units[j - 1].content_end])))
-            if n_tok <= cap or j - 1 <= i or not shrink:
+                start, f0, c0, rest = u0.start, u0.c_full, u0.c_core, i + 1
+            clean = all(units[k].clean for k in range(rest, j)) and all(units[k].exact for k in range(i, j))
+            if clean:
+                if rest >= j:
+                    n_tok = p_tok + c0
+                else:
+                    n_tok = p_tok + f0 + sum(u.c_full for u in units[rest : j - 1]) + units[j - 1].c_core
+            else:
+                n_tok = self.tokenizer.count(join_prefix(prefix, normalize(text[start : units[j - 1].content_end])))
+            if n_tok > cap and j - 1 <= i and head is None and prefix:
+                n_text = c0 if clean else self.tokenizer.count(normalize(text[start : units[j - 1].content_end]))
+                shorter = self._fitting_prefix(anchors, params, u0.cont_prefix, n_text, cap)
+                if shorter is not None:  # one unit that fits the cap alone: shorten the breadcrumb, never cut it
+                    prefix = shorter
+                    n_tok = self._prefix_tokens(prefix) + n_text if clean else \
+                        self.tokenizer.count(join_prefix(prefix, normalize(text[start : units[j - 1].content_end])))
+            if n_tok <= cap or not shrink or (j - 1 <= i and head is None):
                 break
-            j -= 1
-        kinds = tuple(dict.fromkeys(k for u in units[i:j] for k in u.kinds))
+            if j - 1 > i:
+                j -= 1
+            else:
+                head = None
+        kinds: dict[str, None] = {}
+        if head is not None:
+            kinds[units[head.unit].parts[-1][1]] = None
+        for u in units[i:j]:
+            for _, k in u.parts:
+                kinds[k] = None
         oversize = next((u.oversize for u in units[i:j] if u.oversize), None)
         if n_tok > cap and oversize is None:
             oversize = "a single unit that cannot be split further exceeds the cap"
-        w = _Window(units[i].start, units[j - 1].content_end, n_tok, prefix, -1, -1, kinds, oversize)
-        w.first_unit, w.last_unit = i, j - 1
-        return w
+        return _Window(start, units[j - 1].content_end, n_tok, prefix, i, j - 1, head, tuple(kinds), oversize,
+                       list(anchors))
 
-    def _make_chunk(self, doc: ParsedDocument, params: ChunkParams, w: "_Window", anchors, section, key, id_counters) -> Chunk:
-        text = normalize(doc.text[w.start : w.end])
-        fb = _block_index(doc.blocks, w.start)
-        lb = _block_index(doc.blocks, max(w.start, w.end - 1))
-        raw_start, raw_end = doc.raw_span(w.start, w.end, fb, lb)
-        n = id_counters[key]
-        id_counters[key] += 1
+    def _fitting_prefix(self, anchors: list[str], params: ChunkParams, cont: str, n: int, cap: int) -> str | None:
+        """The longest context prefix (outer breadcrumb levels dropped first, then the repeated table header or
+        fence line ``cont``) with which a text of ``n`` tokens stays under ``cap``; None when even none fits."""
+        for k in range(1, len(anchors) + 1):
+            p = self._prefix(anchors[k:], params, cont)
+            if self._prefix_tokens(p) + n <= cap:
+                return p
+        return "" if n <= cap else None
+
+    def _window_anchors(self, st: "_DocState", units: list[_Unit], i: int, j: int, head: _Head | None) -> list[str]:
+        """Sliding mode: the common path of the sections a window touches."""
+        secs = st.doc.sections
+        first = units[head.unit].sec if head is not None else units[i].sec
+        anchors = list(secs[first].anchors)
+        seen = {first}
+        for u in units[i:j]:
+            for pos, _ in u.parts:
+                k = st.section_index[st.block_at(pos)]
+                if k not in seen:
+                    seen.add(k)
+                    anchors = _common_prefix(anchors, secs[k].anchors)
+        return anchors
+
+    def _overlap_start(self, st: "_DocState", params: ChunkParams, units: list[_Unit], w: _Window,
+                       overlap: int) -> tuple[int, _Head | None]:
+        """Where the window after ``w`` starts: (first whole unit, partial head or None) such that the text it repeats
+        from ``w`` has at most ``overlap`` tokens."""
+        text = st.doc.text
+        nxt = w.last + 1
+        if overlap <= 0:
+            return nxt, None
+        acc = 0
+        k = w.last
+        lowest = w.first + 1 if w.head is None else w.first  # never repeat the whole previous window
+        while k >= lowest:
+            u = units[k]
+            cost = u.c_core if k == w.last else u.c_full
+            if acc + cost > overlap:
+                break
+            acc += cost
+            k -= 1
+        # units[k+1 .. w.last] are repeated whole; try a suffix of units[k] for the rest of the budget
+        if k >= w.first:
+            head = self._overlap_head(st, params, units, k, overlap - acc, is_last=k == w.last)
+            if head is not None and head.start > w.start:
+                return k + 1, head
+        if k + 1 <= w.last and units[k + 1].lead:  # the repeat starts after that unit's leading space: recount
+            u, last = units[k + 1], k + 1 == w.last
+            f0, c0 = st.without_lead(u.start, u.start + u.lead, u.c_full, u.c_core, u.content_end, u.end, u.exact)
+            if acc - (u.c_core if last else u.c_full) + (c0 if last else f0) > overlap:
+                return k + 2, None
+        return k + 1, None
+
+    def _overlap_head(self, st: "_DocState", params: ChunkParams, units: list[_Unit], k: int, budget: int,
+                      is_last: bool) -> _Head | None:
+        """The longest suffix of units[k] that starts at a line / sentence start inside a paragraph-like part (or at a
+        later constituent start) and has at most ``budget`` tokens; None when there is none."""
+        if budget < 8:
+            return None
+        text = st.doc.text
+        u = units[k]
+        cands: list[int] = []
+        parts = u.parts
+        for idx, (ps, kind) in enumerate(parts):
+            pe = parts[idx + 1][0] if idx + 1 < len(parts) else u.content_end
+            if idx > 0 and parts[idx - 1][1] != "heading":
+                cands.append(ps)
+            if kind not in params.keep_atomic and kind not in ("heading", "hr", "front_matter"):
+                cands.extend(m.end() for m in _SENTENCE_CUT.finditer(text, ps, pe) if m.end() < pe)
+        if not cands:
+            return None
+        cands = sorted(set(c for c in cands if u.start < c < u.content_end))
+        if not cands:
+            return None
+        chars_per_token = max(1.0, (u.content_end - u.start) / max(1, u.c_core))
+        # The earliest candidate whose suffix fits (a choice that depends on token counts only, not on the estimate,
+        # so CRLF and LF copies of a text get the same chunks): start at the estimate, walk right until the exact
+        # count fits, then left while it still fits. Counts come from token offsets where they are known.
+        j = min(bisect.bisect_left(cands, u.content_end - int(budget * chars_per_token * 0.95)), len(cands) - 1)
+        found: _Head | None = None
+        while j < len(cands):
+            full, core = st.suffix_counts(cands[j], u)
+            if (core if is_last else full) <= budget:
+                found = _Head(cands[j], k, full, core)
+                break
+            j += 1
+        if found is None:
+            return None
+        while j > 0:
+            full, core = st.suffix_counts(cands[j - 1], u)
+            if (core if is_last else full) > budget:
+                break
+            j -= 1
+            found = _Head(cands[j], k, full, core)
+        return found
+
+    # ------------------------------------------------------------------ output
+    def _make_chunk(self, st: "_DocState", params: ChunkParams, w: _Window, g: _Group, ids: Counter[str],
+                    today: str) -> Chunk:
+        doc = st.doc
+        # the normalised document has the same offsets in modes ascii / same_length: slice it instead of
+        # normalising again (normalisation is piecewise at every cut the chunker makes)
+        text = st.norm[w.start : w.end].rstrip() if st.norm is not None else normalize(doc.text[w.start : w.end])
+        if doc.text_is_raw:
+            raw_start, raw_end = w.start, w.end
+        else:
+            fb = _block_index(doc.blocks, w.start)
+            lb = _block_index(doc.blocks, max(w.start, w.end - 1))
+            raw_start, raw_end = doc.raw_span(w.start, w.end, fb, lb)
+        anchors = w.anchors
+        section = g.section
+        key = section.key if section is not None and section.key and len(g.secs) == 1 else ""
+        key = key or _anchor_key(tuple(anchors))
+        n = ids[key]
+        ids[key] += 1
         sec_meta = section.meta if section is not None else {}
-        meta = ChunkMeta(
+        extra = doc.meta.get("chunk_meta", {})
+        fields: dict[str, Any] = dict(
             source_type=doc.source_type,
             source_id=sec_meta.get("source_id", doc.doc_id),
             source_path=doc.source_path,
@@ -509,40 +900,309 @@ class Chunker:
             language=doc.lang,
             domain=params.domain,
             block_kinds=list(w.kinds),
-            **{k: v for k, v in {**doc.meta.get("chunk_meta", {}), **sec_meta}.items() if k != "source_id"},
+            extraction_date=today,
         )
-        quality = Quality()
-        if w.oversize:
-            quality = Quality(atomic_oversize=True, oversize_reason=w.oversize)
-        return Chunk(id=f"{doc.doc_id}#{key}#{n:03d}", text=text, meta=meta, spans=Spans(char_start=raw_start, char_end=raw_end),
-                     quality=quality)
+        if sec_meta or extra:
+            fields.update((k, v) for k, v in {**extra, **sec_meta}.items() if k != "source_id")
+        quality = {"atomic_oversize": True, "oversize_reason": w.oversize} if w.oversize else {}
+        # one validation of the whole record: pydantic-core does it faster than model_construct (measured 16 us vs
+        # 23 us for the metadata alone) and it keeps parser-provided fields checked
+        return Chunk.model_validate({"id": f"{doc.doc_id}#{key}#{n:03d}", "text": text, "meta": fields,
+                                     "spans": {"char_start": raw_start, "char_end": raw_end}, "quality": quality})
 
 
-@dataclass(slots=True)
-class _Window:
-    start: int
-    end: int
-    n_tokens: int
-    prefix: str
-    first_unit: int
-    last_unit: int
-    kinds: tuple[str, ...]
-    oversize: str | None
+class _DocState:
+    """Per-document token counts and the section of every block.
+
+    The normalised document text is encoded once (:meth:`Tokenizer.token_ends`); the count of any piece that starts
+    and ends on additive boundaries (block starts, line starts, the space before a word) is then the number of tokens
+    between the two byte offsets. Every such offset is checked to be a token end, and a piece that fails the check
+    (or a document with lone surrogates) is encoded on its own instead.
+    """
+
+    __slots__ = ("doc", "counter", "full", "core", "section_index", "_starts", "_ends", "_bbyte", "_mode", "_cum",
+                 "_byte_of_map", "norm")
+
+    def __init__(self, doc: ParsedDocument, counter: _Counter) -> None:
+        self.doc = doc
+        self.counter = counter
+        idx = [0] * len(doc.blocks)
+        for k, s in enumerate(doc.sections):
+            for b in range(s.first, s.last):
+                idx[b] = k
+        self.section_index = idx
+        self._starts: list[int] | None = None
+        self._ends: np.ndarray | None = None
+        self._bbyte: np.ndarray | None = None
+        self._mode = "encode"
+        self._byte_of_map: np.ndarray | None = None
+        self.norm: str | None = None  # the normalised text when it has the same character offsets as doc.text
+        self.full: list[int] = []
+        self.core: list[int] = []
+        self._count_blocks()
+        self._cum = list(itertools.accumulate(self.full, initial=0)) if self._mode != "small" else []
+
+    def _count_blocks(self) -> None:
+        doc, text, blocks = self.doc, self.doc.text, self.doc.blocks
+        if len(blocks) <= _SMALL_DOC_BLOCKS and len(text) <= 8 * 1024:  # encoding each costs less than the arrays
+            self._mode = "small"  # counted on demand: a run that is emitted whole is encoded once (run_counts)
+            self.full = [-1] * len(blocks)
+            self.core = [-1] * len(blocks)
+            return
+        starts = [b.start for b in blocks]
+        starts.append(len(text))
+        content_ends = [b.content_end for b in blocks]
+        ends = None
+        try:
+            if text.isascii() and "\r" not in text:  # normalisation is the identity: char offsets are byte offsets
+                self._mode = "ascii"
+                norm = self.norm = text
+                bbyte, cbyte = np.asarray(starts, dtype=np.int64), np.asarray(content_ends, dtype=np.int64)
+            else:
+                norm = normalize_inner(text)
+                if len(norm) == len(text):  # odd spaces, accents, CJK...: same character offsets
+                    self._mode = "same_length"
+                    self.norm = norm
+                    bb, cb, byte, pos = [], [], 0, 0  # UTF-8 offsets of the block starts / content ends
+                    for b in blocks:
+                        byte += len(norm[pos : b.start].encode("utf-8"))
+                        bb.append(byte)
+                        cb.append(byte + len(norm[b.start : b.content_end].encode("utf-8")))
+                        pos = b.start
+                    bb.append(byte + len(norm[pos:].encode("utf-8")))
+                    bbyte, cbyte = np.asarray(bb, dtype=np.int64), np.asarray(cb, dtype=np.int64)
+                else:  # CRLF, BOMs or NFC changed lengths: normalise block by block (line starts are safe cuts)
+                    self._mode = "parts"
+                    parts = [normalize_inner(text[b.start : b.end]) for b in blocks]
+                    lead = normalize_inner(text[: blocks[0].start])
+                    bb = list(itertools.accumulate((len(p.encode("utf-8")) for p in parts), initial=len(lead.encode("utf-8"))))
+                    bbyte = np.asarray(bb, dtype=np.int64)
+                    cbyte = np.asarray([s + len(p.rstrip().encode("utf-8")) for s, p in zip(bb, parts)], dtype=np.int64)
+                    norm = lead + "".join(parts)
+            ends = self.counter.tok.token_ends(norm)
+        except UnicodeEncodeError:  # lone surrogates: no UTF-8 offsets
+            ends = None
+        counts = self._offset_counts(ends, bbyte, cbyte) if ends is not None and len(ends) else None
+        if counts is None:
+            self._mode = "encode"
+            pairs = [self.counter.piece(text, b.start, b.content_end, b.end) for b in blocks]
+            self.full = [p[0] for p in pairs]
+            self.core = [p[1] for p in pairs]
+            return
+        self._ends, self._bbyte = ends, bbyte
+        self.full, self.core = counts  # core is -1 where it needs the tail delta: computed on demand (core_of)
+
+    @staticmethod
+    def _offset_counts(ends: np.ndarray, bounds: np.ndarray, content: np.ndarray) -> tuple[list[int], list[int]] | None:
+        """Counts of contiguous pieces from token end offsets: ``bounds`` = byte offsets of the piece starts plus
+        the last end, ``content`` = byte offsets of the content ends. Returns (with trailing whitespace, without)
+        lists, or None when a bound is not a token end. The core count is the tokens before the content end when
+        that is a token end (the trailing whitespace is then separate tokens); otherwise the final punctuation run
+        absorbed the newlines and the core is -1 (the caller applies the tail delta)."""
+        idx = np.searchsorted(ends, bounds, side="right")
+        if not np.all((bounds == 0) | ((idx > 0) & (ends[np.maximum(idx - 1, 0)] == bounds))):
+            return None
+        cidx = np.searchsorted(ends, content, side="right")
+        at_end = (cidx > 0) & (ends[np.maximum(cidx - 1, 0)] == content)
+        return np.diff(idx).tolist(), np.where(at_end, cidx - idx[:-1], -1).tolist()
+
+    @property
+    def _byte_of(self) -> np.ndarray:
+        """UTF-8 offset of every character position of the normalised text (mode ``same_length``), built on first
+        use (only documents with sections that must be windowed need it)."""
+        if self._byte_of_map is None:
+            assert self.norm is not None
+            cp = np.frombuffer(self.norm.encode("utf-32-le"), dtype=np.uint32)
+            width = np.ones(len(cp), dtype=np.int32)  # UTF-8 bytes per character, added in place (low peak memory)
+            width += cp >= 0x80
+            width += cp >= 0x800
+            width += cp >= 0x10000
+            del cp
+            total = int(self._ends[-1]) if self._ends is not None and len(self._ends) else 4 * len(width)
+            byte_of = np.empty(len(width) + 1, dtype=np.int32 if total < 2**31 else np.int64)
+            byte_of[0] = 0
+            np.cumsum(width, out=byte_of[1:])
+            self._byte_of_map = byte_of
+        return self._byte_of_map
+
+    def core_of(self, bi: int) -> int:
+        """Tokens of block ``bi`` without its trailing whitespace (computed on first use)."""
+        c = self.core[bi]
+        if c < 0:
+            b = self.doc.blocks[bi]
+            if self.full[bi] < 0:  # small document: encode the block
+                self.full[bi], c = self.counter.piece(self.doc.text, b.start, b.content_end, b.end)
+                self.core[bi] = c
+                return c
+            c = self.core[bi] = self.full[bi] - self.counter.tail_delta(self.doc.text, b.start, b.content_end, b.end)
+        return c
+
+    def piece_counts(self, bi: int, pieces: list[tuple[int, int, int, bool]]) -> list[tuple[int, int, bool]]:
+        """(with trailing whitespace, without, exact) counts of contiguous pieces ``(start, content_end, end, clean)``
+        inside block ``bi``, in order. ``clean`` says the piece starts on an additive boundary; the first piece must
+        start on a line start or at the block start, the last must end at a line end or the block end.
+
+        A piece next to a boundary that is not additive (an HTML row starting mid-line) gets an estimate from the
+        token offsets, 2 tokens over per such boundary, with ``exact`` False: windows holding it are re-encoded.
+        Without token offsets every piece is encoded."""
+        text, counter = self.doc.text, self.counter
+        if not pieces:
+            return []
+        if self._ends is None:
+            return [(*counter.piece(text, s, ce, e), True) for s, ce, e, _ in pieces]
+        positions = [p[0] for p in pieces]
+        positions.append(pieces[-1][2])
+        content = [p[1] for p in pieces]
+        if self._mode == "ascii":
+            bounds, cont = np.asarray(positions, dtype=np.int64), np.asarray(content, dtype=np.int64)
+        elif self._mode == "same_length":
+            bounds, cont = self._byte_of[positions], self._byte_of[content]
+        else:
+            b = self.doc.blocks[bi]
+            bl, cl, byte, pos = [], [], int(self._bbyte[bi]), b.start
+            for s, ce, e, _ in pieces:
+                byte += len(normalize_inner(text[pos:s]).encode("utf-8"))
+                bl.append(byte)
+                cl.append(byte + len(normalize_inner(text[s:ce]).encode("utf-8")))
+                pos = s
+            bl.append(byte + len(normalize_inner(text[pos : pieces[-1][2]]).encode("utf-8")))
+            bounds, cont = np.asarray(bl, dtype=np.int64), np.asarray(cl, dtype=np.int64)
+        ends = self._ends
+        idx = np.searchsorted(ends, bounds, side="right")
+        good = ((bounds == 0) | ((idx > 0) & (ends[np.maximum(idx - 1, 0)] == bounds))).tolist()
+        cidx = np.searchsorted(ends, cont, side="right")
+        at_end = ((cidx > 0) & (ends[np.maximum(cidx - 1, 0)] == cont)).tolist()
+        idx_l, cidx_l = idx.tolist(), cidx.tolist()
+        td = counter.tail_delta
+        out = []
+        n = len(pieces)
+        for k, (s, ce, e, clean) in enumerate(pieces):
+            f = idx_l[k + 1] - idx_l[k]
+            ok_start = good[k] and (clean or k == 0)
+            ok_end = good[k + 1] and (k + 1 == n or pieces[k + 1][3])
+            if ok_start and ok_end:
+                c = cidx_l[k] - idx_l[k] if at_end[k] else (f - td(text, s, ce, e) if e > ce else f)
+                out.append((f, c, True))
+            else:
+                f += 2 * ((not ok_start) + (not ok_end))
+                out.append((f, f - td(text, s, ce, e) if e > ce else f, False))
+        return out
+
+    def without_lead(self, s: int, start: int, full: int, core: int, ce: int, e: int, exact: bool) -> tuple[int, int]:
+        """Counts of ``text[start:e]`` for a piece ``text[s:e]`` counted as (full, core) that starts with the
+        whitespace ``text[s:start]``: only its first word is recounted (the pre-tokenizer attaches the space to that
+        word and nothing after the word changes), when the word's end is a token end; else the piece is encoded."""
+        text = self.doc.text
+        w = start
+        lim = min(ce, start + 64)
+        while w < lim and not text[w].isspace():
+            w += 1
+        # (a punctuation word followed by a line break is one pre-token with the break: recount the whole piece)
+        if exact and w < ce and self._ends is not None and (text[w] not in "\r\n" or text[w - 1].isalnum()):
+            i0, i1 = self.token_index(s), self.token_index(w)
+            if i0 is not None and i1 is not None:
+                delta = self.counter.count(normalize_inner(text[start:w])) - (i1 - i0)
+                return full + delta, core + delta
+        return self.counter.piece(text, start, ce, e)
+
+    def suffix_counts(self, c: int, u: _Unit) -> tuple[int, int]:
+        """(with trailing whitespace, without) counts of ``text[c:u.end]`` for a line or word start ``c`` inside
+        unit ``u``: from token offsets (the boundary before ``c``'s whitespace, plus a recount of ``c``'s first
+        word) when they are known and exact there, else by encoding the suffix."""
+        text = self.doc.text
+        if self._ends is not None and u.exact and self._mode in ("ascii", "same_length"):
+            ie = self.token_index(u.end)
+            if ie is not None:
+                full = None
+                if text[c - 1] in "\r\n":  # a line start: an additive boundary itself
+                    ic = self.token_index(c)
+                    if ic is not None:
+                        full = ie - ic
+                elif text[c - 1].isspace():  # after a space: the space belongs to the first word's token
+                    ib = self.token_index(c - 1)
+                    if ib is not None:
+                        full = self.without_lead(c - 1, c, ie - ib, ie - ib, u.content_end, u.end, True)[0]
+                if full is not None:
+                    return full, full - self.counter.tail_delta(text, c, u.content_end, u.end)
+        return self.counter.piece(text, c, u.content_end, u.end)
+
+    def token_index(self, pos: int) -> int | None:
+        """Number of tokens before character ``pos`` when ``pos`` is a token end of the document encoding (token
+        offsets known, i.e. modes ``ascii`` / ``same_length``); else None."""
+        if self._ends is None or self._mode not in ("ascii", "same_length"):
+            return None
+        off = pos if self._mode == "ascii" else int(self._byte_of[pos])
+        if off == 0:
+            return 0
+        i = int(np.searchsorted(self._ends, off, side="right"))
+        return i if i > 0 and int(self._ends[i - 1]) == off else None
+
+    def limit_position(self, ip: int, n: int, end: int) -> int | None:
+        """The character position where the ``n`` tokens after token index ``ip`` end (rounded down to a character
+        start), or None when the text from there to ``end`` has at most ``n`` tokens."""
+        assert self._ends is not None
+        e_off = end if self._mode == "ascii" else int(self._byte_of[end])
+        if int(np.searchsorted(self._ends, e_off, side="right")) - ip <= n:
+            return None
+        byte = int(self._ends[ip + n - 1])
+        if self._mode == "ascii":
+            return byte
+        byte_of = self._byte_of  # (the query in the map's dtype: a Python int would make numpy copy the map)
+        return int(np.searchsorted(byte_of, byte_of.dtype.type(byte), side="right")) - 1
+
+    def block_at(self, pos: int) -> int:
+        if self._starts is None:
+            self._starts = [b.start for b in self.doc.blocks]
+        return max(0, bisect.bisect_right(self._starts, pos) - 1)
+
+    def block_counts(self, first: int, last: int) -> list[tuple[int, int]]:
+        """(with trailing whitespace, without) token counts of blocks[first:last]."""
+        cores = [self.core_of(k) for k in range(first, last)]
+        return list(zip(self.full[first:last], cores))
+
+    def run_counts(self, first: int, last: int, whole_limit: int = 0) -> tuple[int, int]:
+        """Exact counts (with trailing whitespace, without) of the run blocks[first:last] (additive at block starts).
+        In a small document a run short enough to be emitted whole (``whole_limit`` tokens, at 3.5 characters a
+        token) is encoded as one string; a longer one is summed from block counts, which windowing needs anyway."""
+        if self._mode == "small":
+            b0, b1 = self.doc.blocks[first], self.doc.blocks[last - 1]
+            if b1.content_end - b0.start <= 3.5 * whole_limit:
+                return self.counter.piece(self.doc.text, b0.start, b1.content_end, b1.end)
+            counts = self.block_counts(first, last)
+            f = sum(c[0] for c in counts[:-1])
+            return f + counts[-1][0], f + counts[-1][1]
+        f = self._cum[last - 1] - self._cum[first]
+        return f + self.full[last - 1], f + self.core_of(last - 1)
 
 
-def _merge_units(a: _Unit, b: _Unit, text: str) -> _Unit:
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector, restoring its previous state. Scanning and chunking allocate many
+    short-lived objects and create no reference cycles, so the collector only costs time there (about 10 % of the
+    chunker, measured); reference counting still frees everything."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _standalone(g: _Group) -> bool:
+    return g.section is not None and g.section.standalone
+
+
+def _merge_groups(a: _Group, b: _Group, section: Section | None) -> _Group:
+    return _Group(_common_prefix(a.anchors, b.anchors), a.first, b.last, section, max(a.depth, b.depth),
+                  secs=a.secs + b.secs)
+
+
+def _merge_units(a: _Unit, b: _Unit) -> _Unit:
     """One unit covering a then b (b must start where a ends)."""
     return _Unit(a.start, b.end, b.content_end, a.c_full + b.c_full, a.c_full + b.c_core, a.clean, a.cont_prefix,
-                 a.kinds + tuple(k for k in b.kinds if k not in a.kinds), a.oversize or b.oversize)
-
-
-def _common_prefix(a: list[str], b: list[str]) -> list[str]:
-    out = []
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        out.append(x)
-    return out
+                 a.parts + b.parts, a.sec, a.oversize or b.oversize, a.lead, a.exact and b.exact and b.clean,
+                 a.whole and b.whole)
 
 
 def _block_index(blocks: list[Block], pos: int) -> int:
@@ -556,55 +1216,78 @@ def _block_index(blocks: list[Block], pos: int) -> int:
     return lo
 
 
-def _bisect_right(a: list[int], x: int) -> int:
-    import bisect
-
-    return bisect.bisect_right(a, x)
-
-
 _FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _is_fence_line(s: str) -> bool:
     return bool(_FENCE_LINE.match(s))
 
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+def _line_pieces(text: str, start: int, end: int, group_fences: bool = True) -> list[tuple[int, int, int, str, bool]]:
+    """Lines of text[start:end] as (start, content_end, end, fence_line, True); blank lines join the line before them
+    (the last element says the piece starts on an additive boundary: a line start always does).
 
-
-def _line_pieces(text: str, start: int, end: int) -> list[tuple[int, int, int, bool]]:
-    """Lines of text[start:end] as (start, content_end, end, clean); blank lines join the line before them."""
-    out: list[list[int]] = []
+    With ``group_fences`` a fenced code region inside the range (a fence in a list item or an admonition) is one
+    piece from its opening to its closing fence line, and ``fence_line`` holds the opening line (else "").
+    """
+    out: list[list[Any]] = []
+    region = False
+    fence_close: re.Pattern[str] | None = None
     pos = start
-    for m in _LINE_BREAK.finditer(text, start, end):
-        line_start, line_end, nxt = pos, m.start(), m.end()
-        if text[line_start:line_end].strip() and text[line_start:line_end].strip("\ufeff").strip():
-            ce = line_end
-            while ce > line_start and text[ce - 1].isspace():
-                ce -= 1
-            out.append([line_start, ce, nxt])
-        elif out:
-            out[-1][2] = nxt
+    bounds = [(m.start(), m.end()) for m in _LINE_BREAK.finditer(text, start, end)]
+    if not bounds or bounds[-1][1] < end:
+        bounds.append((end, end))
+    for le, nxt in bounds:
+        s = pos
         pos = nxt
-    if pos < end:
-        seg = text[pos:end]
-        if seg.strip():
-            ce = end
-            while ce > pos and text[ce - 1].isspace():
-                ce -= 1
-            out.append([pos, ce, end])
-        elif out:
-            out[-1][2] = end
+        line = text[s:le]
+        blank = not line.strip() or not line.replace("\ufeff", "").strip()
+        if region:
+            if not blank:
+                out[-1][1] = _rstrip_end(text, s, le)
+            out[-1][2] = nxt
+            if fence_close is not None and fence_close.match(line):
+                region, fence_close = False, None
+            continue
+        if blank:
+            if out:
+                out[-1][2] = nxt
+            continue
+        out.append([s, _rstrip_end(text, s, le), nxt, ""])
+        if group_fences:
+            fm = _FENCE_OPEN.match(line)
+            if fm and not (fm.group(1)[0] == "`" and "`" in line[fm.end() :]):
+                fence_close = re.compile(r"^[ \t]*" + re.escape(fm.group(1)[0]) + "{" + str(len(fm.group(1))) + r",}[ \t]*$")
+                region = True
+                out[-1][3] = line
     if out:
         out[-1][2] = end
-    return [(s, ce, e, True) for s, ce, e in out]
+    return [(s, ce, e, f, True) for s, ce, e, f in out]
+
+
+def _rstrip_end(text: str, s: int, e: int) -> int:
+    while e > s and (text[e - 1].isspace() or text[e - 1] == "\ufeff"):
+        e -= 1
+    return e
+
+
+def _glue_fence_ends(units: list[_Unit], text: str, header_end: int) -> list[_Unit]:
+    """Keep the header rows / opening fence line with the first data line, and a closing fence with the last line."""
+    while len(units) > 1 and units[0].content_end <= header_end and units[1].clean:
+        units[0:2] = [_merge_units(units[0], units[1])]
+    if len(units) > 1 and units[-1].clean and _is_fence_line(text[units[-1].start : units[-1].content_end]):
+        units[-2:] = [_merge_units(units[-2], units[-1])]
+    return units
 
 
 _TR_OPEN = re.compile(r"<tr\b", re.IGNORECASE)
 
 
-def _html_row_pieces(text: str, b: Block) -> list[tuple[int, int, int, bool]]:
-    """Pieces of an HTML table block starting at each ``<tr``; the first piece is everything before the second row."""
+def _html_row_pieces(text: str, b: Block) -> list[tuple[int, int, int, str, bool]]:
+    """Pieces of an HTML table block starting at each ``<tr``; the first piece is everything before the second row.
+    A row that does not start a line is not an additive boundary (``<tr`` may merge with the preceding ``>``)."""
     starts = [b.start] + [m.start() for m in _TR_OPEN.finditer(text, b.header_end or b.start, b.end)]
     starts = sorted(set(s for s in starts if b.start <= s < b.content_end))
     out = []
@@ -614,46 +1297,98 @@ def _html_row_pieces(text: str, b: Block) -> list[tuple[int, int, int, bool]]:
         while ce > s and text[ce - 1].isspace():
             ce -= 1
         if ce > s:
-            out.append((s, ce, e, k == 0))
+            out.append((s, ce, e, "", k == 0 or text[s - 1] in "\r\n"))
     return out
 
 
-def _sub_pieces(text: str, s: int, ce: int, e: int, boundary: "re.Pattern[str] | regex.Pattern[str]") -> list[tuple[int, int, int]]:
-    """Split text[s:ce] at a boundary regex into (start, content_end, end) pieces; whitespace goes to the left piece."""
-    out = []
-    pos = s
-    for m in boundary.finditer(text, s, ce):
-        if m.end() <= pos or m.end() >= ce:
-            continue
-        cut = m.end()
-        c_end = m.start()
-        while c_end > pos and text[c_end - 1].isspace():
-            c_end -= 1
-        if c_end > pos:
-            out.append((pos, c_end, cut))
-            pos = cut
-    out.append((pos, ce, e))
-    return out
+def _best_cut(text: str, p: int, lead: int, q: int, ce: int) -> tuple[int, int, bool]:
+    """Where to end a piece that starts at ``p`` (content from ``p + lead``) and must end by ``q``: (cut, lead of
+    the next piece, next piece starts on an additive boundary). Prefers the last sentence start in the second half of
+    the range, then the last word start, then the last grapheme-cluster boundary (a cut inside a word is not
+    additive). Always makes progress (cut > p + lead) and never splits a grapheme cluster."""
+    lo = p + lead + 1
+    if q >= ce:
+        return ce, 0, True
+    half = max(lo, (p + q) // 2)
+    best = None
+    for m in _SENTENCE_CUT.finditer(text, half, q + 1):
+        if lo < m.end() <= q:
+            best = m.end()
+    if best is None:
+        for m in _WORD_CUT.finditer(text, half, q + 1):
+            if lo < m.end() <= q:
+                best = m.end()
+    if best is None:
+        for m in _WORD_CUT.finditer(text, lo, q + 1):
+            if lo < m.end() <= q:
+                best = m.end()
+    if best is not None:
+        k = best
+        while k > p and text[k - 1].isspace() and text[k - 1] not in "\r\n":
+            k -= 1
+        if k > p + lead and text[k - 1] in "\r\n":
+            return k, best - k, True  # whitespace with a line break: cut at the line start
+        if text[best - 1].isspace() and best - 1 > p + lead:
+            return best - 1, 1, True  # before the last whitespace character: it belongs to the next word's token
+        return best, 0, False  # after a CJK full stop: no whitespace, not additive
+    reach = 64
+    while True:  # boundaries of whole clusters only: the scan runs past q until a cluster ends after it
+        end = min(ce, q + reach)
+        bounds = grapheme_boundaries(text, p + lead, end)
+        if end < ce:
+            bounds.pop()  # the scan stopped at `end`, which may be inside a cluster
+        if end == ce or (bounds and bounds[-1] > q):
+            break
+        reach *= 4
+    cut = next((x for x in reversed(bounds) if lo <= x <= q), None)
+    if cut is None:  # one cluster longer than the limit: take it whole (flagged oversize by the caller if it is)
+        cut = next((x for x in bounds if x >= lo), ce)
+    return cut, 0, False
+
+
+def resolve_config(config: ChunkingConfig | str | None = None, **overrides: Any) -> ChunkingConfig:
+    """The chunking config for ``chunk_text``-style overrides: :func:`~heritage_pipeline.config.config_from` of
+    ``config`` (a config, a ``chunking.yaml`` path or None for the default file) with ``overrides`` applied, where a
+    lower ``max_tokens`` also clamps the ``sliding_window`` and domain-preset sizes above it (``chunking.yaml``
+    itself rejects sizes over the cap; a caller who only lowers the cap means "no chunk over this").
+    Raises :class:`~heritage_pipeline.config.ConfigError` naming the bad key and its allowed range."""
+    cap = overrides.get("max_tokens", overrides.get("quality.length.max_tokens"))
+    if isinstance(cap, int) and not any(k.startswith("domains") for k in overrides):
+        base = config if isinstance(config, ChunkingConfig) else config_from(config, {})
+        overrides = dict(overrides)
+        for name, preset in base.domains.presets.items():
+            if preset.size_tokens > cap:
+                overrides[f"domains.presets.{name}.size_tokens"] = cap
+        if "size_tokens" not in overrides and base.sliding_window.size_tokens > cap:
+            overrides["size_tokens"] = cap
+    return config_from(config, overrides)
 
 
 def chunk_text(text: str, *, config: ChunkingConfig | str | None = None, doc_id: str = "text", source_path: str = "<text>",
                lang: str = "und", domain: str | None = None, tokenizer: Tokenizer | None = None, **overrides: Any) -> list[Chunk]:
     """Chunk Markdown or plain text, like a LangChain or Chonkie splitter.
 
-    ``config``: a :class:`ChunkingConfig`, a path to a ``chunking.yaml`` or None for the defaults.
+    ``config``: a :class:`ChunkingConfig`, a path to a ``chunking.yaml`` or None for ``configs/chunking.yaml``.
     ``overrides``: config keys, e.g. ``mode="sliding"``, ``size_tokens=400``, ``overlap_ratio=0.15``,
-    ``max_tokens=800`` (see :data:`heritage_pipeline.config.OVERRIDE_ALIASES`); ``domain`` picks a preset
-    (``tech``, ``legal``, ``faq``; None = the ``sliding_window`` sizes).
-    Returns chunks with ``id``, ``text``, ``char_start``/``char_end`` (code points into ``text``), ``anchors``,
-    ``context_prefix`` and ``len_tokens`` (exact cl100k count of prefix + text). Raises
-    :class:`~heritage_pipeline.config.ConfigError` for invalid overrides.
+    ``max_tokens=800``, ``min_tokens=100``, ``adaptive_overlap=True`` (the short names of
+    :data:`heritage_pipeline.config.OVERRIDE_ALIASES`, or any dotted key such as ``"hierarchy.levels"``).
+    ``domain`` picks a preset of ``domains.presets`` (``tech``, ``legal``, ``faq``); None keeps the
+    ``sliding_window`` sizes.
+
+    Returns chunks in document order with ``id`` (``<doc_id>#<heading path>#<nnn>``), ``text``,
+    ``char_start``/``char_end`` (code points into ``text``, half-open; ``text`` is the normalised slice),
+    ``anchors``, ``context_prefix`` and ``len_tokens`` (exact count of prefix + blank line + text). An empty or
+    blank text gives ``[]``. Raises :class:`~heritage_pipeline.config.ConfigError` for invalid overrides (naming
+    the key and its allowed range) and ValueError for an unknown domain.
     """
-    cfg = config_from(config, overrides)
+    cfg = resolve_config(config, **overrides)
+    if domain is not None and domain not in cfg.domains.presets:
+        raise ValueError(f"unknown domain {domain!r}: choose one of {sorted(cfg.domains.presets)} or None")
     chunker = _chunker_for(cfg, tokenizer)
-    doc = parse_markdown(text.removeprefix("\ufeff") if text.startswith("\ufeff") else text, doc_id=doc_id,
-                         source_path=source_path, lang=lang, max_level=cfg.hierarchy.max_level)
-    doc.domain = domain
-    return chunker.chunk_document(doc, params_for(cfg, source_type="document", domain=domain))
+    with _gc_paused():
+        doc = parse_markdown(text, doc_id=doc_id, source_path=source_path, lang=lang, max_level=cfg.hierarchy.max_level)
+        doc.domain = domain
+        return chunker.chunk_document(doc)
 
 
 _CHUNKERS: dict[tuple[int, int], Chunker] = {}

@@ -188,7 +188,11 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     from .discovery import load_source
     from .embedding import EmbeddingCache, make_embedder
 
-    cfg = load_chunking_config(args.config)
+    try:
+        cfg = load_chunking_config(args.config, **chunk_overrides(args))
+    except ConfigError as exc:
+        err.print(str(exc))
+        return 2
     pcfg = load_pipeline_config(args.pipeline_config)
     files = _expand(args.paths)
     if not files:
@@ -230,6 +234,25 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     if parsed.quarantined:
         console.print(f"quarantine: {qpath}")
     return 0
+
+
+def chunk_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """chunking.yaml overrides from ``chunk --mode/--domain/--set``: ``--domain`` applies one preset to every file
+    (the path rules are switched off); ``--set key=value`` takes any dotted key, the value parsed as YAML."""
+    import yaml
+
+    out: dict[str, object] = {}
+    if getattr(args, "mode", None):
+        out["mode"] = args.mode
+    if getattr(args, "domain", None):
+        out["domains.default"] = args.domain
+        out["domains.rules"] = []
+    for item in getattr(args, "set", None) or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE, e.g. --set sliding_window.size_tokens=600")
+        out[key.strip()] = yaml.safe_load(value)
+    return out
 
 
 # --------------------------------------------------------------------------------------------------------- search
@@ -360,6 +383,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--lang", help="force the language code (default: detected)")
     c.add_argument("--no-model", action="store_true", help="no embedding model: RAKE keywords, no section_emb")
     c.add_argument("--cache", help="embedding cache file (SQLite) to reuse across calls")
+    c.add_argument("--mode", choices=("hierarchical", "sliding", "hybrid"), help="override chunking.yaml `mode`")
+    c.add_argument("--domain", choices=("tech", "legal", "faq"),
+                   help="use this domain preset (size and overlap) for every file instead of the path rules")
+    c.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="override any chunking.yaml key, e.g. --set sliding_window.size_tokens=600 (repeatable)")
     c.set_defaults(func=cmd_chunk)
 
     s = sub.add_parser("search", help="query the LanceDB index")
