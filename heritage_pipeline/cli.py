@@ -37,14 +37,24 @@ def _progress() -> Progress:
 
 # ------------------------------------------------------------------------------------------------------------ run
 def cmd_run(args: argparse.Namespace) -> int:
+    """Materialise every partition of the partitioned assets, then ``lancedb_index`` and ``ablation_report``.
+
+    Partitions: every (source_type, language) found in the raw files, plus every partition stored by an earlier run
+    (so that one whose files were removed or moved is emptied, not left in the index). Unchanged partitions reuse
+    their stored outputs (see :mod:`heritage_pipeline.incremental`). Executor: ``executor`` in pipeline.yaml or
+    ``--executor``; ``--parallel-runs`` partition runs at once.
+    """
     import dagster as dg
 
-    from .defs.assets import ASSETS, PARTITIONED_ASSETS, discover_once
+    from .defs.assets import discover_once
+    from .defs.executors import parallel_runs
     from .defs.partitions import language_partitions, partition_key_str
     from .definitions import build_definitions
 
     pcfg = load_pipeline_config(args.pipeline_config).with_paths(data_dir=args.data_dir, output_dir=args.out)
     load_chunking_config(args.config)
+    ecfg = pcfg.executor.model_copy(update={k: v for k, v in {"kind": args.executor, "parallel_runs": args.parallel_runs,
+                                                              "dask_address": args.dask_address}.items() if v is not None})
     out = pcfg.output_path
     out.mkdir(parents=True, exist_ok=True)
     if not os.environ.get("DAGSTER_HOME"):
@@ -53,39 +63,110 @@ def cmd_run(args: argparse.Namespace) -> int:
         os.environ["DAGSTER_HOME"] = str(home.resolve())
     Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
     defs = build_definitions(args.config, args.pipeline_config, data_dir=pcfg.data_path, output_dir=out)
-    resources = defs.resources
+    assets = list(defs.assets)
     t_start = time.perf_counter()
-    err.print(f"[bold]heritage-pipeline run[/bold]: data {pcfg.data_path} -> outputs {out}")
-    sources = discover_once(pcfg.data_path)
-    partitions = sorted({(s.source_type, s.lang) for s in sources})
+    err.print(f"[bold]heritage-pipeline run[/bold]: data {pcfg.data_path} -> outputs {out} (executor {ecfg.kind})")
+    sources = discover_once(pcfg.data_path, str(out / "storage"))
+    partitions = sorted({(s.source_type, s.lang) for s in sources} | _stored_partitions(out / "storage"))
     instance = dg.DagsterInstance.get()
     langs = sorted({lang for _, lang in partitions})
     known = set(instance.get_dynamic_partitions(language_partitions.name))
     if set(langs) - known:
         instance.add_dynamic_partitions(language_partitions.name, sorted(set(langs) - known))
     failures: list[str] = []
-    with _progress() as progress:
+    with _progress() as progress, _dask_cluster(ecfg) as address:
         task = progress.add_task("partitions", total=len(partitions) + 1)
-        for st, lang in partitions:
-            key = dg.MultiPartitionKey({"source_type": st, "language": lang})
-            progress.update(task, description=f"partition {partition_key_str(st, lang)}")
+        run_partition = _partition_runner(args, pcfg, ecfg, assets, defs.resources, instance, address)
+
+        def one(part: tuple[str, str]) -> None:
+            key = partition_key_str(*part)
             try:
-                res = dg.materialize(ASSETS, selection=PARTITIONED_ASSETS, partition_key=key, instance=instance,
-                                     resources=resources, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
-                if not res.success:
-                    failures.append(f"{partition_key_str(st, lang)}: {_first_failure(res)}")
+                problem = run_partition(*part)
+                if problem:
+                    failures.append(f"{key}: {problem}")
             except Exception as exc:  # keep going: one broken partition must not lose the others
-                failures.append(f"{partition_key_str(st, lang)}: {type(exc).__name__}: {exc}")
+                failures.append(f"{key}: {type(exc).__name__}: {exc}")
             progress.advance(task)
+
+        n = parallel_runs(ecfg)
+        progress.update(task, description=f"partitions ({n} at a time)" if n > 1 else "partitions")
+        if n > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=n) as pool:
+                list(pool.map(one, partitions))
+        else:
+            for part in partitions:
+                progress.update(task, description=f"partition {partition_key_str(*part)}")
+                one(part)
         progress.update(task, description="lancedb_index + ablation_report")
-        res = dg.materialize(ASSETS, selection=["lancedb_index", "ablation_report"], instance=instance, resources=resources,
-                             raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+        res = dg.materialize(assets, selection=["lancedb_index", "ablation_report"], instance=instance,
+                             resources=defs.resources, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
         if not res.success:
             failures.append(f"index/report: {_first_failure(res)}")
         progress.advance(task)
     elapsed = time.perf_counter() - t_start
     _summary(sources, partitions, out, pcfg, elapsed, failures)
     return 1 if failures else 0
+
+
+def _stored_partitions(storage: Path) -> set[tuple[str, str]]:
+    """(source_type, language) of every partition an earlier run stored under ``storage/raw_sources``."""
+    root = storage / "raw_sources"
+    if not root.is_dir():
+        return set()
+    return {(p.stem, p.parent.name) for p in root.glob("*/*.parquet") if p.stem in SOURCE_TYPES}
+
+
+class _dask_cluster:
+    """For ``executor.kind == dask`` without an address: a local Dask cluster shared by all partition runs of this
+    command (``dask_workers`` processes), yielding its scheduler address; otherwise yields the configured address."""
+
+    def __init__(self, ecfg) -> None:
+        self.ecfg = ecfg
+        self.cluster = None
+
+    def __enter__(self) -> str | None:
+        if self.ecfg.kind != "dask" or self.ecfg.dask_address:
+            return self.ecfg.dask_address or None
+        from distributed import LocalCluster
+
+        self.cluster = LocalCluster(n_workers=self.ecfg.dask_workers, threads_per_worker=self.ecfg.dask_threads_per_worker,
+                                    processes=True, dashboard_address=None)
+        return self.cluster.scheduler_address
+
+    def __exit__(self, *exc) -> None:
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def _partition_runner(args, pcfg, ecfg, assets, resources, instance, dask_address):
+    """A function (source_type, language) -> None or a failure message that materialises one partition: in this
+    process for the in-process executor, else through a reconstructable ``ingest_job`` (multiprocess, Dask)."""
+    import dagster as dg
+
+    from .defs.automation import PARTITIONED_KEYS
+    from .defs.partitions import partition_key_str
+
+    if ecfg.kind == "in_process":
+        def run(st: str, lang: str) -> str | None:
+            key = dg.MultiPartitionKey({"source_type": st, "language": lang})
+            res = dg.materialize(assets, selection=list(PARTITIONED_KEYS), partition_key=key, instance=instance,
+                                 resources=resources, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+            return None if res.success else _first_failure(res)
+        return run
+
+    job = dg.build_reconstructable_job(
+        "heritage_pipeline.definitions", "job_for",
+        reconstructable_args=("ingest_job", str(Path(args.config).resolve()), str(Path(args.pipeline_config).resolve()),
+                              str(pcfg.data_path), str(pcfg.output_path), ecfg.kind, dask_address or ""))
+
+    def run(st: str, lang: str) -> str | None:
+        tags = {"dagster/partition": partition_key_str(st, lang), "dagster/partition/source_type": st,
+                "dagster/partition/language": lang}
+        with dg.execute_job(job, instance=instance, tags=tags, run_config=QUIET_RUN_CONFIG) as res:
+            return None if res.success else _first_failure(res)
+    return run
 
 
 def _first_failure(res) -> str:
@@ -310,6 +391,10 @@ def build_parser() -> argparse.ArgumentParser:
     common(r)
     r.add_argument("--data-dir", help="data folder with raw/<source_type>/ and golden/<lang>/ (default: data)")
     r.add_argument("--out", help="output folder (default: data/output)")
+    r.add_argument("--executor", choices=("in_process", "multiprocess", "dask"),
+                   help="Dagster executor for the partition runs (default: executor.kind in pipeline.yaml)")
+    r.add_argument("--parallel-runs", type=int, help="partition runs at once (default: executor.parallel_runs)")
+    r.add_argument("--dask-address", help="Dask scheduler address (default: executor.dask_address, else a local cluster)")
     r.set_defaults(func=cmd_run)
 
     c = sub.add_parser("chunk", help="parse, chunk, enrich and deduplicate files into JSONL")

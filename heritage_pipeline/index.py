@@ -7,8 +7,9 @@ Schema (one row per chunk): ``id`` (chunk id, unique), ``partition`` (Dagster ke
 ``custodian_type``, ``country_code``, ``settlement``, ``data_tier``, ``char_start``, ``char_end``, ``len_tokens``,
 ``quality_score``, ``readability``, ``record`` (the full chunk JSON).
 
-Writes replace exactly the partitions given (delete by partition, then add), so re-materialising one partition
-never leaves stale rows of deleted chunks behind; every LanceDB write is a new table version (atomic). The FTS
+Writes replace exactly the partitions given, in one ``merge_insert`` commit (:func:`sync_partitions`), so
+re-materialising one partition never leaves stale rows of deleted chunks behind and a crash never leaves a partition
+half replaced; every LanceDB write is a new table version (atomic). The FTS
 index is language-neutral (lower case, ASCII folding, no stemming) because one table mixes languages.
 """
 
@@ -111,34 +112,118 @@ def _quote(value: str) -> str:
 
 
 def write_partitions(uri: str, table_name: str, parts: dict[str, pa.Table], *, drop_missing: bool = False) -> IndexStats:
-    """Replace the rows of each given partition with ``parts[partition]`` and rebuild the FTS index.
+    """Replace the rows of each given partition with ``parts[partition]`` in one atomic commit (see
+    :func:`sync_partitions`), then bring the FTS index up to date.
 
     ``drop_missing``: also delete rows of partitions not in ``parts`` (a full rebuild of the index content).
     """
-    import lancedb
+    remove = [k for k in indexed_partitions(uri, table_name) if k not in parts] if drop_missing else []
+    return sync_partitions(uri, table_name, parts, remove=remove)
+
+
+# Field metadata of the ``partition`` column: JSON {partition key: data version of the rows written for it}.
+PARTITION_VERSIONS_KEY = "heritage.partition_versions"
+
+
+def _fts_config():
     from lancedb.index import FTS
 
-    t0 = time.perf_counter()
+    return FTS(language="English", stem=False, remove_stop_words=False, ascii_folding=True, lower_case=True)
+
+
+def indexed_partitions(uri: str, table_name: str) -> dict[str, int]:
+    """Row count per partition in the index table (empty when the table does not exist)."""
+    import lancedb
+
     db = lancedb.connect(uri)
-    tables = [t for t in parts.values() if t.num_rows]
-    existing = table_name in db.table_names()
-    if not existing:
-        if not tables:
+    if table_name not in db.table_names():
+        return {}
+    col = db.open_table(table_name).search().select(["partition"]).limit(None).to_arrow().column("partition")
+    counts: dict[str, int] = {}
+    for k in col.to_pylist():
+        counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+def indexed_partition_versions(uri: str, table_name: str) -> dict[str, str]:
+    """``{partition: data version}`` recorded by the last :func:`sync_partitions` (empty when unknown).
+
+    The record is written in a commit *after* the rows, so it may lag the rows after a crash (then the partition
+    is simply synced again, which is idempotent) but never claims rows that were not committed.
+    """
+    import lancedb
+
+    db = lancedb.connect(uri)
+    if table_name not in db.table_names():
+        return {}
+    meta = db.open_table(table_name).schema.field("partition").metadata or {}
+    raw = meta.get(PARTITION_VERSIONS_KEY.encode())
+    return dict(json.loads(raw)) if raw else {}
+
+
+def sync_partitions(uri: str, table_name: str, parts: dict[str, pa.Table], versions: dict[str, str] | None = None,
+                    *, remove: list[str] | tuple[str, ...] = ()) -> IndexStats:
+    """Make the index rows of each partition in ``parts`` exactly ``parts[partition]`` and delete the rows of the
+    partitions in ``remove``, **in one LanceDB commit**: a ``merge_insert`` on ``id`` (update matched rows, insert
+    new ones, delete the rows of those partitions that are not in the new data). A reader, or a process killed at
+    any instant, sees either the whole previous version or the whole new one, never a partition half replaced.
+
+    Then records ``versions`` (``{partition: data version}``, see :func:`indexed_partition_versions`) and brings the
+    full-text index up to date (created when absent, else ``optimize()`` folds the new rows into it; until then
+    LanceDB searches unindexed rows by a flat scan, so results are complete at every version).
+
+    Raises ValueError naming the id and partitions when a chunk id occurs twice in ``parts`` (ids are unique in the
+    index; a file whose language changed must leave its old partition, which is re-materialised then).
+    """
+    import lancedb
+
+    t0 = time.perf_counter()
+    owner: dict[str, str] = {}
+    for key, t in parts.items():
+        if t.num_rows:
+            for i in t.column("id").to_pylist():
+                if i in owner:
+                    raise ValueError(f"chunk id {i!r} is in partitions {owner[i]} and {key}: ids must be unique in the "
+                                     f"index; re-materialise the partition that still holds the file's old chunks")
+                owner[i] = key
+    db = lancedb.connect(uri)
+    rows = [t for t in parts.values() if t.num_rows]
+    if table_name not in db.table_names():
+        if not rows:
             return IndexStats(0, 0, dir_bytes(uri), time.perf_counter() - t0, 0)
-        tbl = db.create_table(table_name, pa.concat_tables(tables), mode="overwrite")
+        tbl = db.create_table(table_name, pa.concat_tables(rows), mode="overwrite")
+        known: dict[str, str] = {}
     else:
         tbl = db.open_table(table_name)
-        if drop_missing:
-            keep = ", ".join(_quote(k) for k in parts) or "''"
-            tbl.delete(f"partition NOT IN ({keep})")
-        for key, t in parts.items():
-            tbl.delete(f"partition = {_quote(key)}")
-            if t.num_rows:
-                tbl.add(t)
+        known = indexed_partition_versions(uri, table_name)
+        scope = sorted(set(parts) | set(remove))
+        if rows and rows[0].schema.field("vector").type != tbl.schema.field("vector").type:
+            left = set(indexed_partitions(uri, table_name)) - set(scope)
+            if left:
+                raise ValueError(f"the embedding dimension changed ({tbl.schema.field('vector').type} -> "
+                                 f"{rows[0].schema.field('vector').type}) but partitions {sorted(left)} were not "
+                                 "re-embedded: re-materialise every partition, then the index")
+            tbl = db.create_table(table_name, pa.concat_tables(rows), mode="overwrite")  # one commit, like the rest
+            known, scope = {}, []
+        if scope:
+            source = pa.concat_tables(rows).cast(tbl.schema) if rows else tbl.schema.empty_table()
+            (tbl.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+             .when_not_matched_by_source_delete(f"partition IN ({', '.join(_quote(k) for k in scope)})")
+             .execute(source))
+    recorded = {k: v for k, v in {**known, **(versions or {})}.items() if k not in remove}
+    for k in parts:
+        if not (versions and k in versions):
+            recorded.pop(k, None)  # rows replaced without a version: unknown from now on
+    if recorded != known:
+        tbl.update_field_metadata({"path": "partition", "metadata": {PARTITION_VERSIONS_KEY: json.dumps(recorded, sort_keys=True)}})
     if tbl.count_rows():
-        tbl.create_index("text", config=FTS(language="English", stem=False, remove_stop_words=False, ascii_folding=True,
-                                            lower_case=True), replace=True)
-    n_parts = len({r["partition"] for r in tbl.to_arrow().select(["partition"]).to_pylist()})
+        if not any(ix.columns == ["text"] for ix in tbl.list_indices()):
+            tbl.create_index("text", config=_fts_config(), replace=True)
+        else:
+            name = next(ix.name for ix in tbl.list_indices() if ix.columns == ["text"])
+            if tbl.index_stats(name).num_unindexed_rows:
+                tbl.optimize()
+    n_parts = len(indexed_partitions(uri, table_name))
     return IndexStats(tbl.count_rows(), n_parts, dir_bytes(uri), time.perf_counter() - t0, int(tbl.version))
 
 
