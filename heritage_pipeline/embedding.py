@@ -213,7 +213,8 @@ class EmbeddingCache:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path))
+        # parallel partition runs (threads, Dask workers) share the file: wait for a writer instead of failing at 5 s
+        self._db = sqlite3.connect(str(self.path), timeout=120)
         self._db.execute("CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, dim INTEGER, windows INTEGER, vec BLOB)")
         self.hits = 0
         self.misses = 0

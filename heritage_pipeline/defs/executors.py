@@ -5,9 +5,10 @@
   partition's work; parallelism then comes from running partitions concurrently (the run coordinator's
   ``max_concurrent_runs``, or ``heritage-pipeline run --parallel-runs``).
 * ``multiprocess``: Dagster's multiprocess executor, ``max_concurrent`` step processes at once.
-* ``dask``: the ``dagster-dask`` executor; each step is a task on a Dask cluster: an existing scheduler
-  (``dask_address``) or a local cluster started for the run (``dask_workers`` processes). Workers must import this
-  package and reach the same storage (shared disk or object store, see docs/scaling.md).
+* ``dask``: the ``dagster-dask`` executor (with run-unique task keys, see :func:`_run_scoped_dask_executor`); each
+  step is a task on a Dask cluster: an existing scheduler (``dask_address``) or a local cluster started for the run
+  (``dask_workers`` processes). Workers must import this package and reach the same storage (shared disk or object
+  store, see docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -15,6 +16,65 @@ from __future__ import annotations
 import dagster as dg
 
 from ..config import ExecutorConfig
+
+
+def _run_scoped_dask_executor() -> dg.ExecutorDefinition:
+    """``dagster-dask``'s executor with Dask task keys unique per run.
+
+    dagster-dask names each step's Dask task ``<job>.<step>``. Dask treats equal keys as the same computation, so
+    concurrent runs of one job on one cluster (every partition run of ``ingest_job``) are handed the first run's
+    results and "succeed" without executing their own steps (dagster-io/dagster#21418, still so in dagster-dask
+    0.29.27; found here by test_dask.py). This is upstream's ``DaskExecutor.execute`` for the ``existing`` and
+    ``local`` clusters with the run id in the key; everything else (worker entry point, resource requirements,
+    retries) is dagster-dask's own.
+    """
+    import dask.distributed
+    from dagster import Permissive, Selector, StringSource, multiple_process_executor_requirements
+    from dagster._core.errors import raise_execution_interrupts
+    from dagster._core.events import DagsterEvent
+    from dagster._utils import iterate_with_context
+    from dagster_dask.executor import DaskExecutor, get_dask_resource_requirements, query_on_dask_worker
+
+    class RunScopedDaskExecutor(DaskExecutor):
+        def execute(self, plan_context, execution_plan):
+            if not plan_context.instance.is_persistent:
+                raise dg.DagsterInvariantViolationError("Dask execution requires a persistent DagsterInstance")
+            job_name, run_id = plan_context.job_name, plan_context.dagster_run.run_id
+            if self.cluster_type == "existing":
+                cluster, owned = self.cluster_configuration["address"], None
+            elif self.cluster_type == "local":
+                cluster = owned = dask.distributed.LocalCluster(**self.build_dict(job_name))
+            else:
+                raise dg.DagsterInvariantViolationError(f"cluster type {self.cluster_type!r}: use existing or local")
+            try:
+                with dask.distributed.Client(cluster) as client:
+                    futures: dict[str, object] = {}
+                    for level in execution_plan.get_steps_to_execute_by_level():
+                        for step in level:
+                            deps = [futures[k] for inp in step.step_inputs for k in inp.dependency_keys]
+                            futures[step.key] = client.submit(
+                                query_on_dask_worker, deps, plan_context.reconstructable_job, plan_context.dagster_run,
+                                plan_context.run_config, [step.key], plan_context.instance.get_ref(),
+                                execution_plan.known_state, key=f"{job_name}.{run_id}.{step.key}",
+                                resources=get_dask_resource_requirements(step.tags))
+                    done = dask.distributed.as_completed(list(futures.values()), with_results=True)
+                    for _future, events in iterate_with_context(raise_execution_interrupts, done):
+                        for event in events:
+                            if not isinstance(event, DagsterEvent):
+                                raise TypeError(f"a Dask task returned {type(event).__name__}, not a DagsterEvent")
+                            yield event
+            finally:
+                if owned is not None:
+                    owned.close()
+
+    @dg.executor(name="dask", requirements=multiple_process_executor_requirements(),
+                 config_schema={"cluster": dg.Field(Selector({"existing": dg.Field({"address": StringSource}),
+                                                              "local": dg.Field(Permissive(), is_required=False)}))})
+    def dask_executor(init_context):
+        ((cluster_type, cluster_configuration),) = init_context.executor_config["cluster"].items()
+        return RunScopedDaskExecutor(cluster_type, cluster_configuration)
+
+    return dask_executor
 
 
 def dask_cluster_config(cfg: ExecutorConfig, address: str | None = None) -> dict:
@@ -31,9 +91,7 @@ def executor_for(cfg: ExecutorConfig, *, dask_address: str | None = None) -> dg.
         return dg.in_process_executor
     if cfg.kind == "multiprocess":
         return dg.multiprocess_executor.configured({"max_concurrent": cfg.max_concurrent}, name="multiprocess")
-    from dagster_dask import dask_executor
-
-    return dask_executor.configured({"cluster": dask_cluster_config(cfg, dask_address)}, name="dask")
+    return _run_scoped_dask_executor().configured({"cluster": dask_cluster_config(cfg, dask_address)}, name="dask")
 
 
 def parallel_runs(cfg: ExecutorConfig) -> int:
