@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -76,29 +77,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     failures: list[str] = []
     with _progress() as progress, _dask_cluster(ecfg) as address:
         task = progress.add_task("partitions", total=len(partitions) + 1)
-        run_partition = _partition_runner(args, pcfg, ecfg, assets, defs.resources, instance, address)
-
-        def one(part: tuple[str, str]) -> None:
-            key = partition_key_str(*part)
-            try:
-                problem = run_partition(*part)
-                if problem:
-                    failures.append(f"{key}: {problem}")
-            except Exception as exc:  # keep going: one broken partition must not lose the others
-                failures.append(f"{key}: {type(exc).__name__}: {exc}")
-            progress.advance(task)
-
+        spec = _RunSpec(str(Path(args.config).resolve()), str(Path(args.pipeline_config).resolve()), str(pcfg.data_path),
+                        str(out), ecfg.kind, address or "", os.environ["DAGSTER_HOME"])
         n = parallel_runs(ecfg)
-        progress.update(task, description=f"partitions ({n} at a time)" if n > 1 else "partitions")
         if n > 1:
-            from concurrent.futures import ThreadPoolExecutor
+            # One process per partition run, as Dagster's run launchers do: Dagster is not thread-safe (two runs in
+            # two threads of one process deadlock in its SQLite event log), and processes also sidestep the GIL.
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
 
-            with ThreadPoolExecutor(max_workers=n) as pool:
-                list(pool.map(one, partitions))
+            progress.update(task, description=f"partitions ({n} runs at a time)")
+            with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = {pool.submit(_run_partition_in_worker, spec, st, lang): (st, lang) for st, lang in partitions}
+                for fut in as_completed(futures):
+                    try:
+                        problem = fut.result()
+                    except Exception as exc:  # a worker process died: report the partition, keep the others
+                        problem = f"{type(exc).__name__}: {exc}"
+                    if problem:
+                        failures.append(f"{partition_key_str(*futures[fut])}: {problem}")
+                    progress.advance(task)
         else:
-            for part in partitions:
-                progress.update(task, description=f"partition {partition_key_str(*part)}")
-                one(part)
+            run_partition = _partition_runner(spec, instance, assets, defs.resources)
+            for st, lang in partitions:
+                progress.update(task, description=f"partition {partition_key_str(st, lang)}")
+                try:
+                    problem = run_partition(st, lang)
+                except Exception as exc:  # keep going: one broken partition must not lose the others
+                    problem = f"{type(exc).__name__}: {exc}"
+                if problem:
+                    failures.append(f"{partition_key_str(st, lang)}: {problem}")
+                progress.advance(task)
         progress.update(task, description="lancedb_index + ablation_report")
         res = dg.materialize(assets, selection=["lancedb_index", "ablation_report"], instance=instance,
                              resources=defs.resources, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
@@ -140,7 +149,20 @@ class _dask_cluster:
             self.cluster.close()
 
 
-def _partition_runner(args, pcfg, ecfg, assets, resources, instance, dask_address):
+@dataclass(frozen=True)
+class _RunSpec:
+    """What a partition run needs, as plain strings (sent to worker processes)."""
+
+    chunking: str
+    pipeline: str
+    data_dir: str
+    output_dir: str
+    executor: str
+    dask_address: str
+    dagster_home: str
+
+
+def _partition_runner(spec: _RunSpec, instance, assets=None, resources=None):
     """A function (source_type, language) -> None or a failure message that materialises one partition: in this
     process for the in-process executor, else through a reconstructable ``ingest_job`` (multiprocess, Dask)."""
     import dagster as dg
@@ -148,7 +170,13 @@ def _partition_runner(args, pcfg, ecfg, assets, resources, instance, dask_addres
     from .defs.automation import PARTITIONED_KEYS
     from .defs.partitions import partition_key_str
 
-    if ecfg.kind == "in_process":
+    if spec.executor == "in_process":
+        if assets is None:
+            from .definitions import build_definitions
+
+            defs = build_definitions(spec.chunking, spec.pipeline, data_dir=spec.data_dir, output_dir=spec.output_dir)
+            assets, resources = list(defs.assets), defs.resources
+
         def run(st: str, lang: str) -> str | None:
             key = dg.MultiPartitionKey({"source_type": st, "language": lang})
             res = dg.materialize(assets, selection=list(PARTITIONED_KEYS), partition_key=key, instance=instance,
@@ -158,8 +186,8 @@ def _partition_runner(args, pcfg, ecfg, assets, resources, instance, dask_addres
 
     job = dg.build_reconstructable_job(
         "heritage_pipeline.definitions", "job_for",
-        reconstructable_args=("ingest_job", str(Path(args.config).resolve()), str(Path(args.pipeline_config).resolve()),
-                              str(pcfg.data_path), str(pcfg.output_path), ecfg.kind, dask_address or ""))
+        reconstructable_args=("ingest_job", spec.chunking, spec.pipeline, spec.data_dir, spec.output_dir, spec.executor,
+                              spec.dask_address))
 
     def run(st: str, lang: str) -> str | None:
         tags = {"dagster/partition": partition_key_str(st, lang), "dagster/partition/source_type": st,
@@ -167,6 +195,24 @@ def _partition_runner(args, pcfg, ecfg, assets, resources, instance, dask_addres
         with dg.execute_job(job, instance=instance, tags=tags, run_config=QUIET_RUN_CONFIG) as res:
             return None if res.success else _first_failure(res)
     return run
+
+
+_WORKER_RUNNER = None
+
+
+def _run_partition_in_worker(spec: _RunSpec, st: str, lang: str) -> str | None:
+    """Process-pool entry point: one partition run in this worker process (its Dagster instance and, for the
+    in-process executor, its models are set up once per process)."""
+    global _WORKER_RUNNER
+    if _WORKER_RUNNER is None:
+        os.environ["DAGSTER_HOME"] = spec.dagster_home
+        import dagster as dg
+
+        _WORKER_RUNNER = _partition_runner(spec, dg.DagsterInstance.get())
+    try:
+        return _WORKER_RUNNER(st, lang)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
 
 
 def _first_failure(res) -> str:

@@ -36,7 +36,7 @@ from .. import pipeline as P
 from ..ablation import distractor_docs, run_ablation
 from ..chunking import breadcrumb
 from ..config import DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, SOURCE_TYPES, load_chunking_config, load_pipeline_config
-from ..dedup import DedupRecord, log_to_table
+from ..dedup import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
 from ..discovery import RawSource, discover, sources_to_table, table_to_sources
 from ..incremental import (add_row_keys, chained_version, digest, read_if_code_version, read_if_version, read_table,
                            reusable_rows, source_hash, stored_versions, with_versions)
@@ -343,7 +343,7 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
     log_table = read_if_version(log_path, step.data_version) if stored is not None else None
     if stored is not None and log_table is not None:
         kept = table_to_chunks(stored)
-        log = [DedupRecord(**r) for r in log_table.to_pylist()]
+        log = [DedupRecord(**r) for r in log_table.select(list(DEDUP_LOG_SCHEMA.names)).to_pylist()]
         yield step.reuse(stored)
     else:
         items = table_to_chunks(enriched_chunks)
