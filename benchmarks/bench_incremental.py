@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -129,6 +130,10 @@ def _append(path: Path) -> None:
 
 
 def main() -> None:
+    # a shell's background job ignores SIGINT and SIGTERM and its children inherit that; Dagster maps SIGTERM to
+    # SIGINT's handler, stops its compute-log `tail` helpers with SIGTERM and waits 30 s for each that ignores it
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if "--child" in sys.argv:
         argv = [a for a in sys.argv[1:] if a != "--child"]
         child(argv)

@@ -9,7 +9,8 @@ worker first, so the timed run measures steady-state throughput.
 
     python benchmarks/bench_scaling.py [--data DIR] [--workers 1 2] [--repeat 1]
 
-On a shared 2-core machine the ratio is bounded by the cores actually free; compare ratios within one invocation.
+On a shared 2-core machine the ratio is bounded by the cores actually free (the 1-minute load average at the start and
+end of each arm is printed); compare ratios within one invocation, repeat with ``--repeat``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -61,12 +63,16 @@ def run_arm(data: Path, workers: int, warm: bool) -> dict:
 
     from heritage_pipeline.cli import main
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    from heritage_pipeline.defs.executors import worker_env
+
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                      env=worker_env(workers)) as cluster:
         result = {}
         for label in (["warm-up"] if warm else []) + ["timed"]:
             tmp = Path(tempfile.mkdtemp(prefix=f"hp-bench-dask-{workers}-"))
             cfg, home = _project(tmp, _warmup_data(data, workers + 1) if label == "warm-up" else data)
             os.environ["DAGSTER_HOME"] = str(home)
+            load0 = os.getloadavg()[0]
             t0 = time.perf_counter()
             rc = main(["run", "--config", str(cfg / "chunking.yaml"), "--pipeline-config", str(cfg / "pipeline.yaml"),
                        "--executor", "dask", "--dask-address", cluster.scheduler_address, "--parallel-runs", str(workers)])
@@ -75,9 +81,11 @@ def run_arm(data: Path, workers: int, warm: bool) -> dict:
                 raise SystemExit(f"run failed with {workers} worker(s)")
             partition_s, chunks = _partition_phase(home)
             result = {"workers": workers, "wall_s": round(wall, 1), "partition_runs_s": round(partition_s, 1),
-                      "chunks": chunks, "chunks_per_s": round(chunks / partition_s, 2) if partition_s else None}
+                      "chunks": chunks, "chunks_per_s": round(chunks / partition_s, 2) if partition_s else None,
+                      "load_avg_1min_start_end": [round(load0, 2), round(os.getloadavg()[0], 2)]}
             print(f"{label:>8} W={workers}: command {wall:7.1f} s, partition runs {partition_s:7.1f} s, "
-                  f"{chunks} chunks, {result['chunks_per_s']} chunks/s", flush=True)
+                  f"{chunks} chunks, {result['chunks_per_s']} chunks/s, machine load {load0:.1f} -> "
+                  f"{os.getloadavg()[0]:.1f}", flush=True)
             shutil.rmtree(tmp, ignore_errors=True)
     return result
 
@@ -99,6 +107,10 @@ def _partition_phase(home: Path) -> tuple[float, int]:
 
 
 def main() -> None:
+    # a shell's background job ignores SIGINT and SIGTERM and its children inherit that; Dagster maps SIGTERM to
+    # SIGINT's handler, stops its compute-log `tail` helpers with SIGTERM and waits 30 s for each that ignores it
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])

@@ -49,6 +49,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from .defs.assets import discover_once
     from .defs.executors import parallel_runs
+
+    _restore_termination_signals()
     from .defs.partitions import language_partitions, partition_key_str
     from .definitions import build_definitions
 
@@ -87,7 +89,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             from concurrent.futures import ProcessPoolExecutor, as_completed
 
             progress.update(task, description=f"partitions ({n} runs at a time)")
-            with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as pool:
+            from .defs.executors import worker_env
+
+            env = worker_env(n) if ecfg.kind == "in_process" else {}  # the models load in these processes then
+            with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"),
+                                     initializer=_set_environment, initargs=(env,)) as pool:
                 futures = {pool.submit(_run_partition_in_worker, spec, st, lang): (st, lang) for st, lang in partitions}
                 for fut in as_completed(futures):
                     try:
@@ -119,6 +125,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
+def _restore_termination_signals() -> None:
+    """Undo an inherited "ignore" of SIGINT/SIGTERM (a shell starts background jobs that way) before any run or
+    worker process starts. Dagster maps SIGTERM to SIGINT's handler in every process it runs in, stops its
+    compute-log ``tail`` helpers with SIGTERM and waits 30 s for each one that ignores it: with both signals ignored,
+    every step of a Dask or launched run pays that wait."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _stored_partitions(storage: Path) -> set[tuple[str, str]]:
     """(source_type, language) of every partition an earlier run stored under ``storage/raw_sources``."""
     root = storage / "raw_sources"
@@ -140,8 +159,10 @@ class _dask_cluster:
             return self.ecfg.dask_address or None
         from distributed import LocalCluster
 
+        from .defs.executors import worker_env
+
         self.cluster = LocalCluster(n_workers=self.ecfg.dask_workers, threads_per_worker=self.ecfg.dask_threads_per_worker,
-                                    processes=True, dashboard_address=None)
+                                    processes=True, dashboard_address=None, env=worker_env(self.ecfg.dask_workers))
         return self.cluster.scheduler_address
 
     def __exit__(self, *exc) -> None:
@@ -198,6 +219,11 @@ def _partition_runner(spec: _RunSpec, instance, assets=None, resources=None):
 
 
 _WORKER_RUNNER = None
+
+
+def _set_environment(env: dict[str, str]) -> None:
+    """Process-pool initializer: set environment variables in the worker process."""
+    os.environ.update(env)
 
 
 def _run_partition_in_worker(spec: _RunSpec, st: str, lang: str) -> str | None:

@@ -76,7 +76,9 @@ class SentenceTransformerEmbedder:
         self.long_text = long_text
         import torch
 
-        torch.set_num_threads(max(1, os.cpu_count() or 1))
+        # HERITAGE_TORCH_THREADS: set by the Dask workers of `heritage-pipeline run` to cores / workers, so that two
+        # workers on two cores do not each run two torch threads (see docs/scaling.md)
+        torch.set_num_threads(int(os.environ.get("HERITAGE_TORCH_THREADS", 0)) or max(1, os.cpu_count() or 1))
 
     @property
     def window(self) -> int:

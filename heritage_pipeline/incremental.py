@@ -101,7 +101,8 @@ def module_closure(*modules: str) -> tuple[Path, ...]:
 
 def source_hash(*modules: str, files: Iterable[str | Path] = ()) -> str:
     """12-hex-digit hash of the source of ``modules`` and their transitive package imports, plus extra data files
-    that shape the output (e.g. ``configs/csv_mappings.yaml``; a missing file hashes as absent).
+    or folders that shape the output (e.g. ``configs/csv_mappings.yaml``; a folder hashes every file below it; a
+    missing file hashes as absent).
 
     Used in Dagster code versions so that a code change, not only a config change, marks an asset unsynced and
     invalidates reuse of its stored outputs.
@@ -111,7 +112,11 @@ def source_hash(*modules: str, files: Iterable[str | Path] = ()) -> str:
         parts += [p.relative_to(PACKAGE_DIR.parent).as_posix(), p.read_bytes()]
     for f in files:
         fp = Path(f)
-        parts += [fp.name, fp.read_bytes() if fp.is_file() else b"<absent>"]
+        if fp.is_dir():  # every file below it, by relative path
+            for sub in sorted(q for q in fp.rglob("*") if q.is_file()):
+                parts += [sub.relative_to(fp).as_posix(), sub.read_bytes()]
+        else:
+            parts += [fp.name, fp.read_bytes() if fp.is_file() else b"<absent>"]
     return digest(*parts)[:12]
 
 

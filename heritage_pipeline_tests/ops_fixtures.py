@@ -149,6 +149,14 @@ def index_rows(uri: str | Path, table: str = "chunks") -> list[dict]:
     return sorted(rows, key=lambda r: r["id"])
 
 
+def default_signals() -> None:
+    """``preexec_fn`` for test subprocesses: SIGTERM and SIGINT back to their defaults. A shell that starts jobs in
+    the background makes them ignore both, the children inherit that, and Dagster's compute-log ``tail`` helpers,
+    stopped with SIGTERM, then cost 30 s each."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from .ops_fixtures import REPO, index_rows, make_project
+from .ops_fixtures import REPO, default_signals, index_rows, make_project
 
 PARTS = ("en|document", "nl|csv_registry", "fr|website")
 DIM = 32
@@ -66,7 +66,7 @@ for v in range(start, stop):
 
 def _child(code: str, *args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=REPO, stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+                            env={**os.environ, "PYTHONPATH": str(REPO)}, preexec_fn=default_signals)
 
 
 def _check_whole_version(uri: str) -> int:
@@ -154,7 +154,7 @@ def _run_cli(project, *, kill_at: tuple[str, int, float] | None = None) -> int:
     cmd = [sys.executable, "-m", "heritage_pipeline.cli", "run", "--config", str(project.chunking),
            "--pipeline-config", str(project.pipeline)]
     proc = subprocess.Popen(cmd, env=project.env(), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=default_signals)
     if kill_at is None:
         _, err = proc.communicate(timeout=1800)
         assert proc.returncode == 0, err.decode()[-3000:]

@@ -7,6 +7,7 @@ tasks on the cluster's worker processes; the result must equal the in-process ru
 from __future__ import annotations
 
 import os
+import signal
 
 import dagster as dg
 import pytest
@@ -26,6 +27,10 @@ def test_the_graph_runs_on_a_local_dask_cluster_and_matches_the_in_process_run(t
 
     dask = make_project(tmp_path / "dask", executor={"kind": "dask"})
     monkeypatch.setenv("DAGSTER_HOME", str(dask.home))
+    # the workers inherit this process's signal dispositions (see ops_fixtures.default_signals); `run` above has
+    # already restored the defaults, this makes it explicit
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         worker_pids = set(client.run(os.getpid).values())

@@ -20,7 +20,7 @@ import urllib.request
 import dagster as dg
 import pytest
 
-from .ops_fixtures import REPO, free_port, make_project, register_languages, stop_tree
+from .ops_fixtures import REPO, default_signals, free_port, make_project, register_languages, stop_tree
 
 ASSETS = ["raw_sources", "parsed_sections", "chunks", "enriched_chunks", "deduped_chunks", "embedded_chunks",
           "lancedb_index", "ablation_report"]
@@ -66,7 +66,8 @@ def server(tmp_path_factory):
     log = open(project.root / "webserver.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "dagster_webserver", "-w", str(REPO / "workspace.yaml"),
                              "-h", "127.0.0.1", "-p", str(port)],
-                            cwd=REPO, env=project.env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                            cwd=REPO, env=project.env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=default_signals)
     srv = Server(project, port, proc, log)
     try:
         deadline = time.monotonic() + 180

@@ -94,6 +94,16 @@ def executor_for(cfg: ExecutorConfig, *, dask_address: str | None = None) -> dg.
     return _run_scoped_dask_executor().configured({"cluster": dask_cluster_config(cfg, dask_address)}, name="dask")
 
 
+def worker_env(n_workers: int) -> dict[str, str]:
+    """Environment for ``n_workers`` Dask worker processes on this machine: torch threads = cores / workers (at least
+    1), read by :class:`heritage_pipeline.embedding.SentenceTransformerEmbedder`; otherwise every worker runs as many
+    torch threads as there are cores and the workers slow each other down."""
+    import os
+
+    return {"HERITAGE_TORCH_THREADS": str(max(1, (os.cpu_count() or 1) // max(1, n_workers))),
+            "OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // max(1, n_workers)))}
+
+
 def parallel_runs(cfg: ExecutorConfig) -> int:
     """Partition runs the CLI keeps in flight: ``parallel_runs``, or 1 (``dask_workers`` for dask) when 0."""
     if cfg.parallel_runs:
