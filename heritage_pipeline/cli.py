@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -44,14 +45,26 @@ def _progress() -> Progress:
 
 # ------------------------------------------------------------------------------------------------------------ run
 def cmd_run(args: argparse.Namespace) -> int:
+    """Materialise every partition of the partitioned assets, then ``lancedb_index`` and ``ablation_report``.
+
+    Partitions: every (source_type, language) found in the raw files, plus every partition stored by an earlier run
+    (so that one whose files were removed or moved is emptied, not left in the index). Unchanged partitions reuse
+    their stored outputs (see :mod:`heritage_pipeline.incremental`). Executor: ``executor`` in pipeline.yaml or
+    ``--executor``; ``--parallel-runs`` partition runs at once.
+    """
     import dagster as dg
 
-    from .defs.assets import ASSETS, PARTITIONED_ASSETS, discover_once
+    from .defs.assets import discover_once
+    from .defs.executors import parallel_runs
+
+    _restore_termination_signals()
     from .defs.partitions import language_partitions, partition_key_str
     from .definitions import build_definitions
 
     pcfg = load_pipeline_config(args.pipeline_config).with_paths(data_dir=args.data_dir, output_dir=args.out)
     load_chunking_config(args.config)
+    ecfg = pcfg.executor.model_copy(update={k: v for k, v in {"kind": args.executor, "parallel_runs": args.parallel_runs,
+                                                              "dask_address": args.dask_address}.items() if v is not None})
     out = pcfg.output_path
     out.mkdir(parents=True, exist_ok=True)
     if not os.environ.get("DAGSTER_HOME"):
@@ -60,39 +73,179 @@ def cmd_run(args: argparse.Namespace) -> int:
         os.environ["DAGSTER_HOME"] = str(home.resolve())
     Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
     defs = build_definitions(args.config, args.pipeline_config, data_dir=pcfg.data_path, output_dir=out)
-    resources = defs.resources
+    assets = list(defs.assets)
     t_start = time.perf_counter()
-    err.print(f"[bold]heritage-pipeline run[/bold]: data {pcfg.data_path} -> outputs {out}")
-    sources = discover_once(pcfg.data_path)
-    partitions = sorted({(s.source_type, s.lang) for s in sources})
+    err.print(f"[bold]heritage-pipeline run[/bold]: data {pcfg.data_path} -> outputs {out} (executor {ecfg.kind})")
+    sources = discover_once(pcfg.data_path, str(out / "storage"))
+    partitions = sorted({(s.source_type, s.lang) for s in sources} | _stored_partitions(out / "storage"))
     instance = dg.DagsterInstance.get()
     langs = sorted({lang for _, lang in partitions})
     known = set(instance.get_dynamic_partitions(language_partitions.name))
     if set(langs) - known:
         instance.add_dynamic_partitions(language_partitions.name, sorted(set(langs) - known))
     failures: list[str] = []
-    with _progress() as progress:
+    with _progress() as progress, _dask_cluster(ecfg) as address:
         task = progress.add_task("partitions", total=len(partitions) + 1)
-        for st, lang in partitions:
-            key = dg.MultiPartitionKey({"source_type": st, "language": lang})
-            progress.update(task, description=f"partition {partition_key_str(st, lang)}")
-            try:
-                res = dg.materialize(ASSETS, selection=PARTITIONED_ASSETS, partition_key=key, instance=instance,
-                                     resources=resources, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
-                if not res.success:
-                    failures.append(f"{partition_key_str(st, lang)}: {_first_failure(res)}")
-            except Exception as exc:  # keep going: one broken partition must not lose the others
-                failures.append(f"{partition_key_str(st, lang)}: {type(exc).__name__}: {exc}")
-            progress.advance(task)
+        spec = _RunSpec(str(Path(args.config).resolve()), str(Path(args.pipeline_config).resolve()), str(pcfg.data_path),
+                        str(out), ecfg.kind, address or "", os.environ["DAGSTER_HOME"])
+        n = parallel_runs(ecfg)
+        if n > 1:
+            # One process per partition run, as Dagster's run launchers do: Dagster is not thread-safe (two runs in
+            # two threads of one process deadlock in its SQLite event log), and processes also sidestep the GIL.
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            progress.update(task, description=f"partitions ({n} runs at a time)")
+            from .defs.executors import worker_env
+
+            env = worker_env(n) if ecfg.kind == "in_process" else {}  # the models load in these processes then
+            with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"),
+                                     initializer=_set_environment, initargs=(env,)) as pool:
+                futures = {pool.submit(_run_partition_in_worker, spec, st, lang): (st, lang) for st, lang in partitions}
+                for fut in as_completed(futures):
+                    try:
+                        problem = fut.result()
+                    except Exception as exc:  # a worker process died: report the partition, keep the others
+                        problem = f"{type(exc).__name__}: {exc}"
+                    if problem:
+                        failures.append(f"{partition_key_str(*futures[fut])}: {problem}")
+                    progress.advance(task)
+        else:
+            run_partition = _partition_runner(spec, instance, assets, defs.resources)
+            for st, lang in partitions:
+                progress.update(task, description=f"partition {partition_key_str(st, lang)}")
+                try:
+                    problem = run_partition(st, lang)
+                except Exception as exc:  # keep going: one broken partition must not lose the others
+                    problem = f"{type(exc).__name__}: {exc}"
+                if problem:
+                    failures.append(f"{partition_key_str(st, lang)}: {problem}")
+                progress.advance(task)
         progress.update(task, description="lancedb_index + ablation_report")
-        res = dg.materialize(ASSETS, selection=["lancedb_index", "ablation_report"], instance=instance, resources=resources,
-                             raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+        res = dg.materialize(assets, selection=["lancedb_index", "ablation_report"], instance=instance,
+                             resources=defs.resources, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
         if not res.success:
             failures.append(f"index/report: {_first_failure(res)}")
         progress.advance(task)
     elapsed = time.perf_counter() - t_start
     _summary(sources, partitions, out, pcfg, elapsed, failures)
     return 1 if failures else 0
+
+
+def _restore_termination_signals() -> None:
+    """Undo an inherited "ignore" of SIGINT/SIGTERM (a shell starts background jobs that way) before any run or
+    worker process starts. Dagster maps SIGTERM to SIGINT's handler in every process it runs in, stops its
+    compute-log ``tail`` helpers with SIGTERM and waits 30 s for each one that ignores it: with both signals ignored,
+    every step of a Dask or launched run pays that wait."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _stored_partitions(storage: Path) -> set[tuple[str, str]]:
+    """(source_type, language) of every partition an earlier run stored under ``storage/raw_sources``."""
+    root = storage / "raw_sources"
+    if not root.is_dir():
+        return set()
+    return {(p.stem, p.parent.name) for p in root.glob("*/*.parquet") if p.stem in SOURCE_TYPES}
+
+
+class _dask_cluster:
+    """For ``executor.kind == dask`` without an address: a local Dask cluster shared by all partition runs of this
+    command (``dask_workers`` processes), yielding its scheduler address; otherwise yields the configured address."""
+
+    def __init__(self, ecfg) -> None:
+        self.ecfg = ecfg
+        self.cluster = None
+
+    def __enter__(self) -> str | None:
+        if self.ecfg.kind != "dask" or self.ecfg.dask_address:
+            return self.ecfg.dask_address or None
+        from distributed import LocalCluster
+
+        from .defs.executors import worker_env
+
+        self.cluster = LocalCluster(n_workers=self.ecfg.dask_workers, threads_per_worker=self.ecfg.dask_threads_per_worker,
+                                    processes=True, dashboard_address=None, env=worker_env(self.ecfg.dask_workers))
+        return self.cluster.scheduler_address
+
+    def __exit__(self, *exc) -> None:
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+@dataclass(frozen=True)
+class _RunSpec:
+    """What a partition run needs, as plain strings (sent to worker processes)."""
+
+    chunking: str
+    pipeline: str
+    data_dir: str
+    output_dir: str
+    executor: str
+    dask_address: str
+    dagster_home: str
+
+
+def _partition_runner(spec: _RunSpec, instance, assets=None, resources=None):
+    """A function (source_type, language) -> None or a failure message that materialises one partition: in this
+    process for the in-process executor, else through a reconstructable ``ingest_job`` (multiprocess, Dask)."""
+    import dagster as dg
+
+    from .defs.automation import PARTITIONED_KEYS
+    from .defs.partitions import partition_key_str
+
+    if spec.executor == "in_process":
+        if assets is None:
+            from .definitions import build_definitions
+
+            defs = build_definitions(spec.chunking, spec.pipeline, data_dir=spec.data_dir, output_dir=spec.output_dir)
+            assets, resources = list(defs.assets), defs.resources
+
+        def run(st: str, lang: str) -> str | None:
+            key = dg.MultiPartitionKey({"source_type": st, "language": lang})
+            res = dg.materialize(assets, selection=list(PARTITIONED_KEYS), partition_key=key, instance=instance,
+                                 resources=resources, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+            return None if res.success else _first_failure(res)
+        return run
+
+    job = dg.build_reconstructable_job(
+        "heritage_pipeline.definitions", "job_for",
+        reconstructable_args=("ingest_job", spec.chunking, spec.pipeline, spec.data_dir, spec.output_dir, spec.executor,
+                              spec.dask_address))
+
+    def run(st: str, lang: str) -> str | None:
+        tags = {"dagster/partition": partition_key_str(st, lang), "dagster/partition/source_type": st,
+                "dagster/partition/language": lang}
+        with dg.execute_job(job, instance=instance, tags=tags, run_config=QUIET_RUN_CONFIG) as res:
+            return None if res.success else _first_failure(res)
+    return run
+
+
+_WORKER_RUNNER = None
+
+
+def _set_environment(env: dict[str, str]) -> None:
+    """Process-pool initializer: set environment variables in the worker process."""
+    os.environ.update(env)
+
+
+def _run_partition_in_worker(spec: _RunSpec, st: str, lang: str) -> str | None:
+    """Process-pool entry point: one partition run in this worker process (its Dagster instance and, for the
+    in-process executor, its models are set up once per process)."""
+    global _WORKER_RUNNER
+    if _WORKER_RUNNER is None:
+        os.environ["DAGSTER_HOME"] = spec.dagster_home
+        import dagster as dg
+
+        _WORKER_RUNNER = _partition_runner(spec, dg.DagsterInstance.get())
+    try:
+        return _WORKER_RUNNER(st, lang)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
 
 
 def _first_failure(res) -> str:
@@ -373,6 +526,10 @@ def build_parser() -> argparse.ArgumentParser:
     common(r)
     r.add_argument("--data-dir", help="data folder with raw/<source_type>/ and golden/<lang>/ (default: data)")
     r.add_argument("--out", help="output folder (default: data/output)")
+    r.add_argument("--executor", choices=("in_process", "multiprocess", "dask"),
+                   help="Dagster executor for the partition runs (default: executor.kind in pipeline.yaml)")
+    r.add_argument("--parallel-runs", type=int, help="partition runs at once (default: executor.parallel_runs)")
+    r.add_argument("--dask-address", help="Dask scheduler address (default: executor.dask_address, else a local cluster)")
     r.set_defaults(func=cmd_run)
 
     c = sub.add_parser("chunk", help="parse, chunk, enrich and deduplicate files into JSONL")

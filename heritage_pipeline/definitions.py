@@ -1,29 +1,54 @@
 """Dagster code location of heritage_pipeline (loaded by ``workspace.yaml``).
 
-Resources come from ``configs/chunking.yaml`` and ``configs/pipeline.yaml`` (override the files with the
-``HERITAGE_CHUNKING_CONFIG`` / ``HERITAGE_PIPELINE_CONFIG`` environment variables).
+Resources, code versions and the executor come from ``configs/chunking.yaml`` and ``configs/pipeline.yaml``
+(override the files with the ``HERITAGE_CHUNKING_CONFIG`` / ``HERITAGE_PIPELINE_CONFIG`` environment variables).
+After editing a config file, reload the code location (UI "Reload") for the change to show.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import dagster as dg
 
-from .defs.assets import ASSETS, CHUNKING_CONFIG_PATH, PIPELINE_CONFIG_PATH
-from .defs.automation import index_job, ingest_job, language_sensor, nightly_csv_registry
+from .config import load_pipeline_config
+from .defs.assets import CHUNKING_CONFIG_PATH, PIPELINE_CONFIG_PATH, build_assets
+from .defs.automation import build_jobs, index_automation, language_sensor, nightly_csv_registry
+from .defs.executors import executor_for
 from .defs.resources import build_resources
 
 
-def build_definitions(chunking_path=CHUNKING_CONFIG_PATH, pipeline_path=PIPELINE_CONFIG_PATH, *, data_dir=None,
-                      output_dir=None) -> dg.Definitions:
-    """Definitions with resources built from the given config files (and optional data/output folders)."""
+def build_definitions(chunking_path: str | Path = CHUNKING_CONFIG_PATH, pipeline_path: str | Path = PIPELINE_CONFIG_PATH,
+                      *, data_dir: str | Path | None = None, output_dir: str | Path | None = None,
+                      executor_kind: str | None = None, dask_address: str | None = None) -> dg.Definitions:
+    """Definitions with resources, code versions and executor built from the given config files.
+
+    ``data_dir`` / ``output_dir`` replace the folders of ``pipeline.yaml``; ``executor_kind`` (``in_process``,
+    ``multiprocess``, ``dask``) and ``dask_address`` replace its ``executor`` settings.
+    """
+    ecfg = load_pipeline_config(pipeline_path).executor
+    if executor_kind is not None:
+        ecfg = ecfg.model_copy(update={"kind": executor_kind})
+    executor = executor_for(ecfg, dask_address=dask_address)
     return dg.Definitions(
-        assets=ASSETS,
-        jobs=[ingest_job, index_job],
+        assets=build_assets(chunking_path, pipeline_path),
+        jobs=build_jobs(executor),
         schedules=[nightly_csv_registry],
-        sensors=[language_sensor],
+        sensors=[language_sensor, index_automation],
         resources=build_resources(chunking_path, pipeline_path, data_dir=data_dir, output_dir=output_dir),
-        executor=dg.in_process_executor,
+        executor=executor,
     )
+
+
+def job_for(job_name: str, chunking_path: str, pipeline_path: str, data_dir: str | None = None,
+            output_dir: str | None = None, executor_kind: str | None = None,
+            dask_address: str | None = None) -> dg.JobDefinition:
+    """A job of :func:`build_definitions` (arguments are strings so that the call can be rebuilt in another
+    process: ``dagster.build_reconstructable_job("heritage_pipeline.definitions", "job_for", ...)``, which the
+    multiprocess and Dask executors need)."""
+    return build_definitions(chunking_path, pipeline_path, data_dir=data_dir or None, output_dir=output_dir or None,
+                             executor_kind=executor_kind or None,
+                             dask_address=dask_address or None).resolve_job_def(job_name)
 
 
 defs = build_definitions()

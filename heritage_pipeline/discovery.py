@@ -79,9 +79,10 @@ def infer_source_type(path: str | Path) -> str | None:
     return EXTENSION_TYPES.get(Path(path).suffix.lower())
 
 
-def discover(data_dir: str | Path) -> list[RawSource]:
+def discover(data_dir: str | Path, *, lang_cache: dict[str, str] | None = None) -> list[RawSource]:
     """All input files under ``<data_dir>/raw/<source_type>/``, decoded and language-tagged, sorted by path.
 
+    ``lang_cache`` (see :func:`load_source`) lets unchanged files skip language detection.
     Raises FileNotFoundError naming the folder when ``<data_dir>/raw`` does not exist.
     """
     root = Path(data_dir)
@@ -98,13 +99,18 @@ def discover(data_dir: str | Path) -> list[RawSource]:
             continue
         for f in sorted(st_dir.rglob("*")):
             if f.is_file() and not any(is_ignored(part) for part in f.relative_to(st_dir).parts):
-                out.append(load_source(f, source_type=st_dir.name, rel_path=f.relative_to(root).as_posix()))
+                out.append(load_source(f, source_type=st_dir.name, rel_path=f.relative_to(root).as_posix(),
+                                       lang_cache=lang_cache))
     return sorted(out, key=lambda s: s.path)
 
 
 def load_source(path: str | Path, *, source_type: str | None = None, rel_path: str | None = None,
-                lang: str | None = None) -> RawSource:
-    """Read, decode and language-tag one file. Never raises: problems become ``skipped``/``quarantined``."""
+                lang: str | None = None, lang_cache: dict[str, str] | None = None) -> RawSource:
+    """Read, decode and language-tag one file. Never raises: problems become ``skipped``/``quarantined``.
+
+    ``lang_cache``: ``{"<source_type>:<sha256 of the bytes>": language}``, read and filled in place, so that a file
+    whose bytes were seen before is not run through language detection again (detection is deterministic).
+    """
     p = Path(path)
     shown = rel_path or str(path)
     st = source_type or infer_source_type(p)
@@ -135,7 +141,15 @@ def load_source(path: str | Path, *, source_type: str | None = None, rel_path: s
         src.status, src.reason = "skipped", "empty file (no text)"
         return src
     src.text = decoded.text
-    src.lang = lang or detect_source_language(decoded.text, st)
+    key = f"{st}:{digest}"
+    if lang:
+        src.lang = lang
+    elif lang_cache is not None and key in lang_cache:
+        src.lang = lang_cache[key]
+    else:
+        src.lang = detect_source_language(decoded.text, st)
+        if lang_cache is not None:
+            lang_cache[key] = src.lang
     return src
 
 

@@ -124,6 +124,13 @@ def _build_atomically(target: Path, build) -> Path:
     return target
 
 
+def torch_threads() -> int:
+    """Intra-op threads for torch/ONNX Runtime: ``$HERITAGE_TORCH_THREADS`` when set (the Dask workers and parallel
+    partition runs of ``heritage-pipeline run`` set cores / workers, so that two workers on two cores do not each
+    run two threads; see docs/scaling.md), else every core."""
+    return int(os.environ.get("HERITAGE_TORCH_THREADS", 0) or 0) or max(1, os.cpu_count() or 1)
+
+
 class WindowedEmbedder:
     """Shared behaviour of every embedder: prefixes, windows of long texts, length-sorted batches, window mean.
 
@@ -262,7 +269,7 @@ class SentenceTransformerEmbedder(WindowedEmbedder):
         self.max_tokens = int(self.model.max_seq_length)
         import torch
 
-        torch.set_num_threads(max(1, os.cpu_count() or 1))
+        torch.set_num_threads(torch_threads())
 
     def _offsets(self, text: str) -> list[tuple[int, int]]:
         enc = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, truncation=False,
@@ -350,7 +357,7 @@ class OnnxInt8Embedder(WindowedEmbedder):
             raise ValueError(f"{folder}: only mean or CLS pooling is supported, got {pooling}")
         self.normalize = (folder / "normalize").read_text().strip() == "True"
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or max(1, os.cpu_count() or 1)
+        opts.intra_op_num_threads = threads or torch_threads()
         opts.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(folder / "model_int8.onnx"), opts, providers=["CPUExecutionProvider"])
         self.input_names = [i.name for i in self.session.get_inputs()]
@@ -479,7 +486,8 @@ class EmbeddingCache:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path), timeout=60)
+        # parallel partition runs (threads, Dask workers) share the file: wait for a writer instead of failing at 5 s
+        self._db = sqlite3.connect(str(self.path), timeout=120)
         self._db.execute("CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, dim INTEGER, windows INTEGER, vec BLOB)")
         self.hits = 0
         self.misses = 0

@@ -40,7 +40,6 @@ def test_bad_values_are_reported_with_the_key_and_range(tmp_path, capsys):
 
 
 def test_chunk_command_applies_mode_and_domain(tmp_path):
-    pytest.importorskip("lingua")  # the chunk command enriches chunks; language detection needs it
     md = tmp_path / "law.md"
     md.write_text("# Code\n\n" + "\n\n".join(f"## Article {i}\n\n" + "Le texte de l'article. " * 30 for i in range(12)))
     out = tmp_path / "out.jsonl"

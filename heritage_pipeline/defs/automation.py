@@ -1,37 +1,44 @@
-"""Jobs, the nightly registry schedule and the sensor that registers languages (dynamic partitions).
+"""Jobs, the nightly registry schedule, the sensor that registers languages, and the index automation.
 
-* ``ingest_job``: the partitioned assets, one partition per run (in-process executor: the multiprocess executor
-  costs ~10 s per step on 2 cores).
+* ``ingest_job``: the six partitioned assets, one partition per run, with the executor of ``configs/pipeline.yaml``
+  (in-process by default). ``index_job``: ``lancedb_index`` then ``ablation_report``.
 * ``nightly_csv_registry``: at 02:00 Europe/Amsterdam, one run request per registered language for the
-  ``csv_registry`` source type; run keys are stable per night (``<YYYYMMDD>-<partition>``).
+  ``csv_registry`` source type; run keys ``<YYYYMMDD>-<language>|csv_registry`` are stable per night, so a
+  re-evaluated tick never launches a partition twice. Runs over unchanged registries reuse their stored outputs.
 * ``language_sensor``: discovers raw files and adds any new language to the ``language`` partitions.
+* ``index_automation``: evaluates ``lancedb_index``'s automation condition, so the index follows the partitions
+  the nightly runs (or anyone) updated, once none of them is still running.
+
+The schedule and both sensors are on by default, so ``dagster dev`` (which runs the daemon) runs them.
 """
 
 from __future__ import annotations
 
 import dagster as dg
 
-from .assets import PARTITIONED_ASSETS, discover_once
+from .assets import discover_once
 from .partitions import language_partitions
 from .resources import SettingsResource
 
-ingest_job = dg.define_asset_job(
-    "ingest_job",
-    selection=dg.AssetSelection.assets(*PARTITIONED_ASSETS),
-    executor_def=dg.in_process_executor,
-    description="Raw sources to embedded chunks for one source_type x language partition.",
-)
-index_job = dg.define_asset_job(
-    "index_job",
-    selection=dg.AssetSelection.keys("lancedb_index", "ablation_report"),
-    executor_def=dg.in_process_executor,
-    description="Rebuild the LanceDB index from every materialised partition, then the ablation report.",
-)
+PARTITIONED_KEYS = ("raw_sources", "parsed_sections", "chunks", "enriched_chunks", "deduped_chunks", "embedded_chunks")
+NIGHTLY_CRON = "0 2 * * *"
+NIGHTLY_TZ = "Europe/Amsterdam"
 
 
-@dg.schedule(job=ingest_job, cron_schedule="0 2 * * *", execution_timezone="Europe/Amsterdam",
+def build_jobs(executor_def: dg.ExecutorDefinition = dg.in_process_executor) -> list[dg.UnresolvedAssetJobDefinition]:
+    """``ingest_job`` and ``index_job`` running on ``executor_def``."""
+    return [
+        dg.define_asset_job("ingest_job", selection=dg.AssetSelection.keys(*PARTITIONED_KEYS), executor_def=executor_def,
+                            description="Raw sources to embedded chunks for one source_type x language partition."),
+        dg.define_asset_job("index_job", selection=dg.AssetSelection.keys("lancedb_index", "ablation_report"),
+                            executor_def=executor_def,
+                            description="Sync the LanceDB index with every materialised partition, then the ablation report."),
+    ]
+
+
+@dg.schedule(job_name="ingest_job", cron_schedule=NIGHTLY_CRON, execution_timezone=NIGHTLY_TZ,
              default_status=dg.DefaultScheduleStatus.RUNNING,
-             description="Nightly re-chunking of the CSV registries, one run per registered language.")
+             description="Nightly re-chunking of the CSV registries: one run per registered language.")
 def nightly_csv_registry(context: dg.ScheduleEvaluationContext):
     langs = sorted(context.instance.get_dynamic_partitions(language_partitions.name))
     if not langs:
@@ -47,9 +54,15 @@ def nightly_csv_registry(context: dg.ScheduleEvaluationContext):
 @dg.sensor(minimum_interval_seconds=60, default_status=dg.DefaultSensorStatus.RUNNING,
            description="Registers the languages of newly discovered raw files as dynamic partitions.")
 def language_sensor(context: dg.SensorEvaluationContext, settings: SettingsResource):
-    found = sorted({s.lang for s in discover_once(settings.data_dir)})
+    found = sorted({s.lang for s in discover_once(settings.data_dir, settings.storage)})
     known = set(context.instance.get_dynamic_partitions(language_partitions.name))
     new = [lang for lang in found if lang not in known]
     if not new:
         return dg.SkipReason(f"no new language (known: {', '.join(sorted(known)) or 'none'})")
     return dg.SensorResult(dynamic_partitions_requests=[language_partitions.build_add_request(new)])
+
+
+index_automation = dg.AutomationConditionSensorDefinition(
+    "index_automation", target=dg.AssetSelection.keys("lancedb_index"), minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Materialises lancedb_index after partitions were updated (e.g. by the nightly registry runs).")

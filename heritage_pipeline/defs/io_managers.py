@@ -1,8 +1,11 @@
 """Parquet IO manager: one file per partition, ``<base>/<asset>/<language>/<source_type>.parquet``.
 
-Assets hand over ``pyarrow.Table`` objects. Files are written to a temporary name and renamed, so a run killed
-mid-write never leaves a truncated Parquet file. ``base_dir`` may be a local path or an fsspec URI (``s3://...``)
-through universal-pathlib. Unpartitioned assets downstream of partitioned ones receive ``{partition_key: Table}``.
+Assets hand over ``pyarrow.Table`` objects. Files are written to a temporary name in the same folder and renamed,
+so a run killed mid-write never leaves a truncated Parquet file (on object stores, where rename is a copy, the
+object appears whole or not at all). An output whose footer would carry the same data version as the file already
+in place (:mod:`heritage_pipeline.incremental`) is not rewritten. ``base_dir`` may be a local path or an fsspec URI
+(``s3://bucket/prefix``) through universal-pathlib. Unpartitioned assets downstream of partitioned ones receive
+``{partition_key: Table}``.
 """
 
 from __future__ import annotations
@@ -14,18 +17,38 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from upath import UPath
 
+from ..incremental import stored_versions, table_versions
+from .partitions import split_partition_key
+
+
+def partition_path(base_dir: str | UPath, asset: str, partition_key) -> UPath:
+    """Where :class:`ParquetIOManager` keeps ``asset`` for a ``source_type x language`` partition key (a
+    MultiPartitionKey or its string form ``<language>|<source_type>``)."""
+    source_type, lang = split_partition_key(partition_key)
+    return UPath(base_dir) / asset / lang / f"{source_type}.parquet"
+
 
 class ParquetIOManager(dg.UPathIOManager):
+    """Tables to Parquet (zstd), atomically (temporary name, then rename)."""
+
     extension = ".parquet"
 
     def dump_to_path(self, context: dg.OutputContext, obj: pa.Table, path: UPath) -> None:
         if not isinstance(obj, pa.Table):
             raise TypeError(f"{context.asset_key.to_user_string()}: expected a pyarrow.Table, got {type(obj).__name__}")
+        version = table_versions(obj)[0]
+        if version is not None and stored_versions(path)[0] == version:
+            context.log.debug(f"{path}: unchanged (data version {version[:12]}), not rewritten")
+            return
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-        with tmp.open("wb") as f:
-            pq.write_table(obj, f, compression="zstd")
-        tmp.rename(path)
+        try:
+            with tmp.open("wb") as f:
+                pq.write_table(obj, f, compression="zstd")
+            tmp.rename(path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
 
     def load_from_path(self, context: dg.InputContext, path: UPath) -> pa.Table:
         with path.open("rb") as f:

@@ -23,6 +23,7 @@ class SettingsResource(dg.ConfigurableResource):
     pipeline_config: str
     data_dir: str
     output_dir: str
+    storage_dir: str = ""  # the Parquet IO manager's base (folder or fsspec URI); default <output_dir>/storage
 
     def chunking(self) -> ChunkingConfig:
         return load_chunking_config(self.chunking_config)
@@ -37,6 +38,11 @@ class SettingsResource(dg.ConfigurableResource):
     @property
     def output_path(self) -> Path:
         return Path(self.output_dir)
+
+    @property
+    def storage(self) -> str:
+        """Base folder or URI of the per-partition Parquet intermediates (same as the IO manager's)."""
+        return self.storage_dir or str(self.output_path / "storage")
 
 
 class TokenizerResource(dg.ConfigurableResource):
@@ -100,7 +106,7 @@ def build_resources(chunking_path: str | Path, pipeline_path: str | Path, *, dat
     return {
         "settings": SettingsResource(chunking_config=str(Path(chunking_path).resolve()),
                                      pipeline_config=str(Path(pipeline_path).resolve()),
-                                     data_dir=str(pcfg.data_path), output_dir=str(out)),
+                                     data_dir=str(pcfg.data_path), output_dir=str(out), storage_dir=str(out / "storage")),
         "tokenizer": TokenizerResource(encoding=ccfg.tokenizer),
         "embedder": EmbedderResource(model=e.model, batch_size=e.batch_size, device=e.device, query_prefix=e.query_prefix,
                                      passage_prefix=e.passage_prefix, context_prefix=e.context_prefix,

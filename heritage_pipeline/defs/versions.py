@@ -1,0 +1,97 @@
+"""Code versions of the assets: a hash of exactly the config that shapes each stage, plus a hash of its source.
+
+Dagster marks an asset *unsynced* ("has a new code version") when its ``code_version`` differs from the one recorded
+at its last materialisation; resource and run config never do. So every asset's code version is
+``cfg-<hash of the config keys that shape it>.src-<hash of the stage's source code>``:
+
+* editing ``sliding_window.size_tokens`` in ``configs/chunking.yaml`` changes only ``chunks`` (and
+  ``ablation_report``, which chunks the golden documents with the whole chunking config);
+* editing ``context.keywords.top_k`` changes only ``enriched_chunks``; ``quality.dedup.threshold`` only
+  ``deduped_chunks``; the embedder model or prefixes ``enriched_chunks`` (KeyBERT uses the model),
+  ``embedded_chunks`` and ``ablation_report``. ``embedder.batch_size`` and ``device`` do not change outputs and
+  are left out on purpose; the search-time ``lancedb`` weights (RRF k, vector/FTS weights, candidates) change only
+  ``ablation_report``;
+* a code change in a stage's modules (or in a module they import) changes that stage's source hash.
+
+The config is read when the code location loads: after editing a YAML file, reload the location (UI "Reload").
+The same versions key the reuse of stored outputs (:mod:`heritage_pipeline.incremental`), so a stored output is
+never reused across a config or code change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import ChunkingConfig, PipelineConfig
+from ..incremental import source_hash
+from ..linkml import SCHEMA_ENUM
+from ..registry import DEFAULT_MAPPINGS
+
+EMBEDDER_OUTPUT_KEYS = ("model", "backend", "query_prefix", "passage_prefix", "context_prefix", "long_text",
+                        "window_overlap_tokens")
+# search-time settings: they shape the ablation's retrieval results, not the index content
+RETRIEVAL_KEYS = tuple(f"lancedb.{k}" for k in ("rrf_k", "vector_weight", "fts_weight", "candidates"))
+PACKAGE = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class StageInputs:
+    """What shapes one asset's output: dotted keys of chunking.yaml, of pipeline.yaml, package modules, data files."""
+
+    chunking: tuple[str, ...] = ()
+    pipeline: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    files: tuple[Path, ...] = ()
+
+
+EMBEDDER = tuple(f"embedder.{k}" for k in EMBEDDER_OUTPUT_KEYS)
+STAGES: dict[str, StageInputs] = {
+    "raw_sources": StageInputs(modules=("discovery",)),
+    "parsed_sections": StageInputs(chunking=("hierarchy", "sources", "domains"), modules=("parsing",),
+                                   files=(Path(DEFAULT_MAPPINGS), Path(SCHEMA_ENUM))),
+    "chunks": StageInputs(chunking=("mode", "tokenizer", "hierarchy", "sliding_window", "domains", "sources",
+                                    "quality.length", "context.parent_titles", "context.tables"),
+                          modules=("chunking",)),
+    "enriched_chunks": StageInputs(chunking=("context.keywords", "context.entities", "context.section_embedding",
+                                             "quality.readability", "quality.length"),
+                                   pipeline=EMBEDDER, modules=("enrich", "quality", "embedding"),
+                                   files=(PACKAGE / "pipeline.py",)),
+    "deduped_chunks": StageInputs(chunking=("quality.dedup", "quality.length", "quality.drop_low_quality"),
+                                  modules=("dedup", "quality"), files=(PACKAGE / "pipeline.py",)),
+    "embedded_chunks": StageInputs(pipeline=EMBEDDER, modules=("embedding",), files=(PACKAGE / "pipeline.py",)),
+    "lancedb_index": StageInputs(chunking=("outputs",), modules=("index",)),
+    "ablation_report": StageInputs(chunking=("*",), pipeline=EMBEDDER + RETRIEVAL_KEYS + ("ablation",),
+                                   modules=("ablation",)),
+}
+
+
+def _select(dumped: dict[str, Any], key: str) -> Any:
+    if key == "*":
+        return dumped
+    node: Any = dumped
+    for part in key.split("."):
+        node = node[part]
+    return node
+
+
+def config_hash(stage: str, chunking: ChunkingConfig, pipeline: PipelineConfig) -> str:
+    """12-hex-digit SHA-256 of the config keys that shape ``stage`` (JSON, sorted keys)."""
+    spec = STAGES[stage]
+    c, p = chunking.model_dump(mode="json"), pipeline.model_dump(mode="json")
+    parts = {f"chunking:{k}": _select(c, k) for k in spec.chunking} | {f"pipeline:{k}": _select(p, k) for k in spec.pipeline}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def code_version(stage: str, chunking: ChunkingConfig, pipeline: PipelineConfig) -> str:
+    """``cfg-<config hash>.src-<source hash>`` for ``stage`` (see the module docstring)."""
+    spec = STAGES[stage]
+    return f"cfg-{config_hash(stage, chunking, pipeline)}.src-{source_hash(*spec.modules, files=spec.files)}"
+
+
+def code_versions(chunking: ChunkingConfig, pipeline: PipelineConfig) -> dict[str, str]:
+    """Code version of every asset."""
+    return {stage: code_version(stage, chunking, pipeline) for stage in STAGES}
