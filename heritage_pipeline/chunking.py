@@ -70,8 +70,6 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -340,6 +338,7 @@ class Chunker:
         self._counter = _Counter(self.tokenizer)
         self._prefix_cache: dict[str, int] = {}
         self._params: dict[tuple[str, str | None], ChunkParams] = {}
+        self._max_level = self.config.hierarchy.max_level  # (a computed property of the config)
 
     # ------------------------------------------------------------------ public API
     def chunk_document(self, doc: ParsedDocument, params: ChunkParams | None = None) -> list[Chunk]:
@@ -390,7 +389,7 @@ class Chunker:
                 if ancestor:  # "# A" with no body, then "## B": the chunk is A › B's, not just A's
                     g.anchors = list(s.anchors)
                 pending = None
-            heading_only = all(doc.blocks[b].kind == "heading" for b in range(s.first, s.last))
+            heading_only = st.kinds[s.first : s.last].count("heading") == s.last - s.first
             if heading_only and not s.standalone:
                 pending = g  # a heading with no body joins the section after it
                 continue
@@ -443,7 +442,7 @@ class Chunker:
             _, core = self._group_counts(st, g, params)
             if p_tok + core <= whole_limit:
                 b0, b1 = doc.blocks[g.first], doc.blocks[g.last - 1]
-                kinds = tuple(dict.fromkeys(b.kind for b in doc.blocks[g.first : g.last]))
+                kinds = tuple(dict.fromkeys(st.kinds[g.first : g.last]))
                 return [_Window(b0.start, b1.content_end, p_tok + core, prefix, g.first, g.last - 1, None, kinds, None,
                                 g.anchors)]
         overlap = params.overlap_tokens
@@ -920,7 +919,7 @@ class _DocState:
     (or a document with lone surrogates) is encoded on its own instead.
     """
 
-    __slots__ = ("doc", "counter", "full", "core", "section_index", "_starts", "_ends", "_bbyte", "_mode", "_cum",
+    __slots__ = ("doc", "counter", "full", "core", "section_index", "kinds", "_starts", "_ends", "_bbyte", "_mode", "_cum",
                  "_byte_of_map", "norm")
 
     def __init__(self, doc: ParsedDocument, counter: _Counter) -> None:
@@ -928,9 +927,9 @@ class _DocState:
         self.counter = counter
         idx = [0] * len(doc.blocks)
         for k, s in enumerate(doc.sections):
-            for b in range(s.first, s.last):
-                idx[b] = k
+            idx[s.first : s.last] = [k] * (s.last - s.first)
         self.section_index = idx
+        self.kinds = [b.kind for b in doc.blocks]
         self._starts: list[int] | None = None
         self._ends: np.ndarray | None = None
         self._bbyte: np.ndarray | None = None
@@ -999,10 +998,10 @@ class _DocState:
         lists, or None when a bound is not a token end. The core count is the tokens before the content end when
         that is a token end (the trailing whitespace is then separate tokens); otherwise the final punctuation run
         absorbed the newlines and the core is -1 (the caller applies the tail delta)."""
-        idx = np.searchsorted(ends, bounds, side="right")
+        idx = ends.searchsorted(bounds, side="right")
         if not np.all((bounds == 0) | ((idx > 0) & (ends[np.maximum(idx - 1, 0)] == bounds))):
             return None
-        cidx = np.searchsorted(ends, content, side="right")
+        cidx = ends.searchsorted(content, side="right")
         at_end = (cidx > 0) & (ends[np.maximum(cidx - 1, 0)] == content)
         return np.diff(idx).tolist(), np.where(at_end, cidx - idx[:-1], -1).tolist()
 
@@ -1068,9 +1067,9 @@ class _DocState:
             bl.append(byte + len(normalize_inner(text[pos : pieces[-1][2]]).encode("utf-8")))
             bounds, cont = np.asarray(bl, dtype=np.int64), np.asarray(cl, dtype=np.int64)
         ends = self._ends
-        idx = np.searchsorted(ends, bounds, side="right")
+        idx = ends.searchsorted(bounds, side="right")
         good = ((bounds == 0) | ((idx > 0) & (ends[np.maximum(idx - 1, 0)] == bounds))).tolist()
-        cidx = np.searchsorted(ends, cont, side="right")
+        cidx = ends.searchsorted(cont, side="right")
         at_end = ((cidx > 0) & (ends[np.maximum(cidx - 1, 0)] == cont)).tolist()
         idx_l, cidx_l = idx.tolist(), cidx.tolist()
         td = counter.tail_delta
@@ -1134,7 +1133,7 @@ class _DocState:
         off = pos if self._mode == "ascii" else int(self._byte_of[pos])
         if off == 0:
             return 0
-        i = int(np.searchsorted(self._ends, off, side="right"))
+        i = int(self._ends.searchsorted(off, "right"))
         return i if i > 0 and int(self._ends[i - 1]) == off else None
 
     def limit_position(self, ip: int, n: int, end: int) -> int | None:
@@ -1142,13 +1141,13 @@ class _DocState:
         start), or None when the text from there to ``end`` has at most ``n`` tokens."""
         assert self._ends is not None
         e_off = end if self._mode == "ascii" else int(self._byte_of[end])
-        if int(np.searchsorted(self._ends, e_off, side="right")) - ip <= n:
+        if int(self._ends.searchsorted(e_off, "right")) - ip <= n:
             return None
         byte = int(self._ends[ip + n - 1])
         if self._mode == "ascii":
             return byte
         byte_of = self._byte_of  # (the query in the map's dtype: a Python int would make numpy copy the map)
-        return int(np.searchsorted(byte_of, byte_of.dtype.type(byte), side="right")) - 1
+        return int(byte_of.searchsorted(byte_of.dtype.type(byte), "right")) - 1
 
     def block_at(self, pos: int) -> int:
         if self._starts is None:
@@ -1175,17 +1174,20 @@ class _DocState:
         return f + self.full[last - 1], f + self.core_of(last - 1)
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector, restoring its previous state. Scanning and chunking allocate many
-    short-lived objects and create no reference cycles, so the collector only costs time there (about 10 % of the
-    chunker, measured); reference counting still frees everything."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
+class _gc_paused:
+    """Context manager pausing the cyclic garbage collector, restoring its previous state. Scanning and chunking
+    allocate many short-lived objects and create no reference cycles, so the collector only costs time there (about
+    10 % of the chunker, measured); reference counting still frees everything. (A class, not ``@contextmanager``: the
+    generator version costs ~2 us per use, twice per document.)"""
+
+    __slots__ = ("_was_enabled",)
+
+    def __enter__(self) -> None:
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._was_enabled:
             gc.enable()
 
 
@@ -1301,6 +1303,27 @@ def _html_row_pieces(text: str, b: Block) -> list[tuple[int, int, int, str, bool
     return out
 
 
+def _last_word_start(text: str, start: int, q: int, lo: int) -> int | None:
+    """The last end ``e`` of a :data:`_WORD_CUT` match in ``text[start:q + 1]`` with ``lo < e``, or None.
+
+    The match ends are exactly the positions ``e <= q`` whose previous character (at ``start`` or later) is whitespace
+    and whose own character may start a piece, so the last one is found by scanning a short tail first and the whole
+    range only when the tail has none (the result is the same; long lines of prose have a word start every few
+    characters)."""
+    tail = q + 1 - 48
+    best = None
+    if tail > start:
+        for m in _WORD_CUT.finditer(text, tail, q + 1):
+            best = m.end()
+        if best is not None and best > lo:
+            return best
+        best = None
+    for m in _WORD_CUT.finditer(text, start, q + 1):
+        if lo < m.end():
+            best = m.end()
+    return best
+
+
 def _best_cut(text: str, p: int, lead: int, q: int, ce: int) -> tuple[int, int, bool]:
     """Where to end a piece that starts at ``p`` (content from ``p + lead``) and must end by ``q``: (cut, lead of
     the next piece, next piece starts on an additive boundary). Prefers the last sentence start in the second half of
@@ -1315,13 +1338,9 @@ def _best_cut(text: str, p: int, lead: int, q: int, ce: int) -> tuple[int, int, 
         if lo < m.end() <= q:
             best = m.end()
     if best is None:
-        for m in _WORD_CUT.finditer(text, half, q + 1):
-            if lo < m.end() <= q:
-                best = m.end()
+        best = _last_word_start(text, half, q, lo)
     if best is None:
-        for m in _WORD_CUT.finditer(text, lo, q + 1):
-            if lo < m.end() <= q:
-                best = m.end()
+        best = _last_word_start(text, lo, q, lo)
     if best is not None:
         k = best
         while k > p and text[k - 1].isspace() and text[k - 1] not in "\r\n":
@@ -1386,7 +1405,7 @@ def chunk_text(text: str, *, config: ChunkingConfig | str | None = None, doc_id:
         raise ValueError(f"unknown domain {domain!r}: choose one of {sorted(cfg.domains.presets)} or None")
     chunker = _chunker_for(cfg, tokenizer)
     with _gc_paused():
-        doc = parse_markdown(text, doc_id=doc_id, source_path=source_path, lang=lang, max_level=cfg.hierarchy.max_level)
+        doc = parse_markdown(text, doc_id=doc_id, source_path=source_path, lang=lang, max_level=chunker._max_level)
         doc.domain = domain
         return chunker.chunk_document(doc)
 
