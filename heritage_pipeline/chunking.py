@@ -70,8 +70,6 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -340,6 +338,7 @@ class Chunker:
         self._counter = _Counter(self.tokenizer)
         self._prefix_cache: dict[str, int] = {}
         self._params: dict[tuple[str, str | None], ChunkParams] = {}
+        self._max_level = self.config.hierarchy.max_level  # (a computed property of the config)
 
     # ------------------------------------------------------------------ public API
     def chunk_document(self, doc: ParsedDocument, params: ChunkParams | None = None) -> list[Chunk]:
@@ -358,7 +357,7 @@ class Chunker:
             state = _DocState(doc, self._counter)
             today = date.today().isoformat()  # ChunkMeta.extraction_date, once per document
             chunks: list[Chunk] = []
-            ids: Counter[str] = Counter()
+            ids: dict[str, int] = {}
             for g in self._groups(state, params):
                 for w in self._chunk_group(state, params, g):
                     chunks.append(self._make_chunk(state, params, w, g, ids, today))
@@ -390,7 +389,7 @@ class Chunker:
                 if ancestor:  # "# A" with no body, then "## B": the chunk is A › B's, not just A's
                     g.anchors = list(s.anchors)
                 pending = None
-            heading_only = all(doc.blocks[b].kind == "heading" for b in range(s.first, s.last))
+            heading_only = st.kinds[s.first : s.last].count("heading") == s.last - s.first
             if heading_only and not s.standalone:
                 pending = g  # a heading with no body joins the section after it
                 continue
@@ -443,7 +442,7 @@ class Chunker:
             _, core = self._group_counts(st, g, params)
             if p_tok + core <= whole_limit:
                 b0, b1 = doc.blocks[g.first], doc.blocks[g.last - 1]
-                kinds = tuple(dict.fromkeys(b.kind for b in doc.blocks[g.first : g.last]))
+                kinds = tuple(dict.fromkeys(st.kinds[g.first : g.last]))
                 return [_Window(b0.start, b1.content_end, p_tok + core, prefix, g.first, g.last - 1, None, kinds, None,
                                 g.anchors)]
         overlap = params.overlap_tokens
@@ -476,7 +475,6 @@ class Chunker:
         """Units for windowing: whole blocks; blocks over the budget (or non-atomic blocks over the target) split
         into rows / lines / sentences / words / graphemes; then headings and short paragraphs glued to a neighbour."""
         doc = st.doc
-        text = doc.text
         sec_of = st.section_index
         counts = st.block_counts(g.first, g.last)
         raw: list[_Unit] = []
@@ -621,7 +619,7 @@ class Chunker:
                     return out
             else:
                 if (ce - p) <= piece_max * cpt * 0.9:
-                    f, c = counter.piece(text, p, ce, e)
+                    f, c = st.piece(p, ce, e)
                     if c <= piece_max:
                         out.append(_Unit(p, e, ce, f, c, pclean, cont, ((p + lead, kind),), 0, None, lead))
                         return out
@@ -630,7 +628,7 @@ class Chunker:
             while True:
                 b, nlead, nclean = _best_cut(text, p, lead, q, ce)
                 jb = st.token_index(b) if nclean else None
-                f = (jb - ip) if (jb is not None and ip is not None) else counter.count(normalize_inner(text[p:b]))
+                f = (jb - ip) if (jb is not None and ip is not None) else counter.count(st.normalized(p, b))
                 if f <= piece_max or q <= p + lead + 1:
                     break
                 q = p + lead + max(1, (q - p - lead) * 3 // 4)  # the estimate was too long: shrink and cut again
@@ -722,7 +720,6 @@ class Chunker:
     def _exact_window(self, st: "_DocState", params: ChunkParams, units: list[_Unit], i: int, j: int, head: _Head | None,
                       prefix: str, anchors: list[str], sliding: bool, shrink: bool = True) -> _Window:
         """Window of [head] + units[i:j] with its exact token count; drops trailing units while over the cap."""
-        text = st.doc.text
         cap = params.max_tokens
         while True:
             if sliding:
@@ -745,14 +742,14 @@ class Chunker:
                 else:
                     n_tok = p_tok + f0 + sum(u.c_full for u in units[rest : j - 1]) + units[j - 1].c_core
             else:
-                n_tok = self.tokenizer.count(join_prefix(prefix, normalize(text[start : units[j - 1].content_end])))
+                n_tok = self.tokenizer.count(join_prefix(prefix, st.normalized(start, units[j - 1].content_end).rstrip()))
             if n_tok > cap and j - 1 <= i and head is None and prefix:
-                n_text = c0 if clean else self.tokenizer.count(normalize(text[start : units[j - 1].content_end]))
+                n_text = c0 if clean else self.tokenizer.count(st.normalized(start, units[j - 1].content_end).rstrip())
                 shorter = self._fitting_prefix(anchors, params, u0.cont_prefix, n_text, cap)
                 if shorter is not None:  # one unit that fits the cap alone: shorten the breadcrumb, never cut it
                     prefix = shorter
                     n_tok = self._prefix_tokens(prefix) + n_text if clean else \
-                        self.tokenizer.count(join_prefix(prefix, normalize(text[start : units[j - 1].content_end])))
+                        self.tokenizer.count(join_prefix(prefix, st.normalized(start, units[j - 1].content_end).rstrip()))
             if n_tok <= cap or not shrink or (j - 1 <= i and head is None):
                 break
             if j - 1 > i:
@@ -798,7 +795,6 @@ class Chunker:
                        overlap: int) -> tuple[int, _Head | None]:
         """Where the window after ``w`` starts: (first whole unit, partial head or None) such that the text it repeats
         from ``w`` has at most ``overlap`` tokens."""
-        text = st.doc.text
         nxt = w.last + 1
         if overlap <= 0:
             return nxt, None
@@ -868,12 +864,12 @@ class Chunker:
         return found
 
     # ------------------------------------------------------------------ output
-    def _make_chunk(self, st: "_DocState", params: ChunkParams, w: _Window, g: _Group, ids: Counter[str],
+    def _make_chunk(self, st: "_DocState", params: ChunkParams, w: _Window, g: _Group, ids: dict[str, int],
                     today: str) -> Chunk:
         doc = st.doc
-        # the normalised document has the same offsets in modes ascii / same_length: slice it instead of
-        # normalising again (normalisation is piecewise at every cut the chunker makes)
-        text = st.norm[w.start : w.end].rstrip() if st.norm is not None else normalize(doc.text[w.start : w.end])
+        # (the normalised document is sliced when it has the same offsets: normalisation is piecewise at every cut
+        # the chunker makes)
+        text = st.normalized(w.start, w.end).rstrip()
         if doc.text_is_raw:
             raw_start, raw_end = w.start, w.end
         else:
@@ -884,31 +880,34 @@ class Chunker:
         section = g.section
         key = section.key if section is not None and section.key and len(g.secs) == 1 else ""
         key = key or _anchor_key(tuple(anchors))
-        n = ids[key]
-        ids[key] += 1
+        n = ids.get(key, 0)
+        ids[key] = n + 1
         sec_meta = section.meta if section is not None else {}
-        extra = doc.meta.get("chunk_meta", {})
-        fields: dict[str, Any] = dict(
-            source_type=doc.source_type,
-            source_id=sec_meta.get("source_id", doc.doc_id),
-            source_path=doc.source_path,
-            doc_id=doc.doc_id,
-            anchors=list(anchors),
-            context_prefix=w.prefix,
-            len_tokens=w.n_tokens,
-            lang=doc.lang,
-            language=doc.lang,
-            domain=params.domain,
-            block_kinds=list(w.kinds),
-            extraction_date=today,
-        )
+        extra = doc.meta.get("chunk_meta")
+        # (lists and tuples are copied into fresh lists by the validation)
+        fields: dict[str, Any] = {
+            "source_type": doc.source_type,
+            "source_id": sec_meta.get("source_id", doc.doc_id),
+            "source_path": doc.source_path,
+            "doc_id": doc.doc_id,
+            "anchors": anchors,
+            "context_prefix": w.prefix,
+            "len_tokens": w.n_tokens,
+            "lang": doc.lang,
+            "language": doc.lang,
+            "domain": params.domain,
+            "block_kinds": w.kinds,
+            "extraction_date": today,
+        }
         if sec_meta or extra:
-            fields.update((k, v) for k, v in {**extra, **sec_meta}.items() if k != "source_id")
+            fields.update((k, v) for k, v in {**(extra or {}), **sec_meta}.items() if k != "source_id")
         quality = {"atomic_oversize": True, "oversize_reason": w.oversize} if w.oversize else {}
-        # one validation of the whole record: pydantic-core does it faster than model_construct (measured 16 us vs
-        # 23 us for the metadata alone) and it keeps parser-provided fields checked
-        return Chunk.model_validate({"id": f"{doc.doc_id}#{key}#{n:03d}", "text": text, "meta": fields,
-                                     "spans": {"char_start": raw_start, "char_end": raw_end}, "quality": quality})
+        # one validation of the whole record (``model_validate`` without its Python wrapper): pydantic-core does it
+        # faster than model_construct (measured 16 us vs 23 us for the metadata alone) and it keeps parser-provided
+        # fields checked
+        return Chunk.__pydantic_validator__.validate_python(
+            {"id": f"{doc.doc_id}#{key}#{n:03d}", "text": text, "meta": fields,
+             "spans": {"char_start": raw_start, "char_end": raw_end}, "quality": quality})
 
 
 class _DocState:
@@ -920,7 +919,7 @@ class _DocState:
     (or a document with lone surrogates) is encoded on its own instead.
     """
 
-    __slots__ = ("doc", "counter", "full", "core", "section_index", "_starts", "_ends", "_bbyte", "_mode", "_cum",
+    __slots__ = ("doc", "counter", "full", "core", "section_index", "kinds", "_starts", "_ends", "_bbyte", "_mode", "_cum",
                  "_byte_of_map", "norm")
 
     def __init__(self, doc: ParsedDocument, counter: _Counter) -> None:
@@ -928,9 +927,9 @@ class _DocState:
         self.counter = counter
         idx = [0] * len(doc.blocks)
         for k, s in enumerate(doc.sections):
-            for b in range(s.first, s.last):
-                idx[b] = k
+            idx[s.first : s.last] = [k] * (s.last - s.first)
         self.section_index = idx
+        self.kinds = [b.kind for b in doc.blocks]
         self._starts: list[int] | None = None
         self._ends: np.ndarray | None = None
         self._bbyte: np.ndarray | None = None
@@ -943,8 +942,16 @@ class _DocState:
         self._cum = list(itertools.accumulate(self.full, initial=0)) if self._mode != "small" else []
 
     def _count_blocks(self) -> None:
-        doc, text, blocks = self.doc, self.doc.text, self.doc.blocks
-        if len(blocks) <= _SMALL_DOC_BLOCKS and len(text) <= 8 * 1024:  # encoding each costs less than the arrays
+        text, blocks = self.doc.text, self.doc.blocks
+        ascii_text = text.isascii() and "\r" not in text  # normalisation is the identity
+        small = len(blocks) <= _SMALL_DOC_BLOCKS and len(text) <= 8 * 1024  # encoding each costs less than arrays
+        if ascii_text:
+            self.norm = text
+        elif not small or ("\r" not in text and "\ufeff" not in text):  # (else the lengths differ anyway)
+            norm = normalize_inner(text)  # once per document: counts and chunk texts slice it
+            if len(norm) == len(text):  # odd spaces, accents, CJK...: same character offsets
+                self.norm = norm
+        if small:
             self._mode = "small"  # counted on demand: a run that is emitted whole is encoded once (run_counts)
             self.full = [-1] * len(blocks)
             self.core = [-1] * len(blocks)
@@ -954,15 +961,13 @@ class _DocState:
         content_ends = [b.content_end for b in blocks]
         ends = None
         try:
-            if text.isascii() and "\r" not in text:  # normalisation is the identity: char offsets are byte offsets
+            if ascii_text:  # char offsets are byte offsets
                 self._mode = "ascii"
-                norm = self.norm = text
+                norm = text
                 bbyte, cbyte = np.asarray(starts, dtype=np.int64), np.asarray(content_ends, dtype=np.int64)
             else:
-                norm = normalize_inner(text)
-                if len(norm) == len(text):  # odd spaces, accents, CJK...: same character offsets
+                if self.norm is not None:
                     self._mode = "same_length"
-                    self.norm = norm
                     bb, cb, byte, pos = [], [], 0, 0  # UTF-8 offsets of the block starts / content ends
                     for b in blocks:
                         byte += len(norm[pos : b.start].encode("utf-8"))
@@ -985,12 +990,27 @@ class _DocState:
         counts = self._offset_counts(ends, bbyte, cbyte) if ends is not None and len(ends) else None
         if counts is None:
             self._mode = "encode"
-            pairs = [self.counter.piece(text, b.start, b.content_end, b.end) for b in blocks]
+            pairs = [self.piece(b.start, b.content_end, b.end) for b in blocks]
             self.full = [p[0] for p in pairs]
             self.core = [p[1] for p in pairs]
             return
         self._ends, self._bbyte = ends, bbyte
         self.full, self.core = counts  # core is -1 where it needs the tail delta: computed on demand (core_of)
+
+    def piece(self, start: int, content_end: int, end: int) -> tuple[int, int]:
+        """(tokens with trailing whitespace, without) of the document piece ``[start, end)`` whose content ends at
+        ``content_end``, by encoding it (the normalised document is sliced when it has the same offsets)."""
+        if self.norm is None:
+            return self.counter.piece(self.doc.text, start, content_end, end)
+        c_core = self.counter.count(self.norm[start:content_end])
+        return c_core + self.counter.tail_delta(self.doc.text, start, content_end, end), c_core
+
+    def normalized(self, start: int, end: int) -> str:
+        """``normalize_inner(doc.text[start:end])`` for cut points ``start`` and ``end`` chosen by the chunker (line,
+        word or grapheme-cluster boundaries, where the normalisation is piecewise)."""
+        if self.norm is not None:
+            return self.norm[start:end]
+        return normalize_inner(self.doc.text[start:end])
 
     @staticmethod
     def _offset_counts(ends: np.ndarray, bounds: np.ndarray, content: np.ndarray) -> tuple[list[int], list[int]] | None:
@@ -999,10 +1019,10 @@ class _DocState:
         lists, or None when a bound is not a token end. The core count is the tokens before the content end when
         that is a token end (the trailing whitespace is then separate tokens); otherwise the final punctuation run
         absorbed the newlines and the core is -1 (the caller applies the tail delta)."""
-        idx = np.searchsorted(ends, bounds, side="right")
+        idx = ends.searchsorted(bounds, side="right")
         if not np.all((bounds == 0) | ((idx > 0) & (ends[np.maximum(idx - 1, 0)] == bounds))):
             return None
-        cidx = np.searchsorted(ends, content, side="right")
+        cidx = ends.searchsorted(content, side="right")
         at_end = (cidx > 0) & (ends[np.maximum(cidx - 1, 0)] == content)
         return np.diff(idx).tolist(), np.where(at_end, cidx - idx[:-1], -1).tolist()
 
@@ -1031,7 +1051,7 @@ class _DocState:
         if c < 0:
             b = self.doc.blocks[bi]
             if self.full[bi] < 0:  # small document: encode the block
-                self.full[bi], c = self.counter.piece(self.doc.text, b.start, b.content_end, b.end)
+                self.full[bi], c = self.piece(b.start, b.content_end, b.end)
                 self.core[bi] = c
                 return c
             c = self.core[bi] = self.full[bi] - self.counter.tail_delta(self.doc.text, b.start, b.content_end, b.end)
@@ -1049,7 +1069,7 @@ class _DocState:
         if not pieces:
             return []
         if self._ends is None:
-            return [(*counter.piece(text, s, ce, e), True) for s, ce, e, _ in pieces]
+            return [(*self.piece(s, ce, e), True) for s, ce, e, _ in pieces]
         positions = [p[0] for p in pieces]
         positions.append(pieces[-1][2])
         content = [p[1] for p in pieces]
@@ -1068,9 +1088,9 @@ class _DocState:
             bl.append(byte + len(normalize_inner(text[pos : pieces[-1][2]]).encode("utf-8")))
             bounds, cont = np.asarray(bl, dtype=np.int64), np.asarray(cl, dtype=np.int64)
         ends = self._ends
-        idx = np.searchsorted(ends, bounds, side="right")
+        idx = ends.searchsorted(bounds, side="right")
         good = ((bounds == 0) | ((idx > 0) & (ends[np.maximum(idx - 1, 0)] == bounds))).tolist()
-        cidx = np.searchsorted(ends, cont, side="right")
+        cidx = ends.searchsorted(cont, side="right")
         at_end = ((cidx > 0) & (ends[np.maximum(cidx - 1, 0)] == cont)).tolist()
         idx_l, cidx_l = idx.tolist(), cidx.tolist()
         td = counter.tail_delta
@@ -1101,9 +1121,9 @@ class _DocState:
         if exact and w < ce and self._ends is not None and (text[w] not in "\r\n" or text[w - 1].isalnum()):
             i0, i1 = self.token_index(s), self.token_index(w)
             if i0 is not None and i1 is not None:
-                delta = self.counter.count(normalize_inner(text[start:w])) - (i1 - i0)
+                delta = self.counter.count(self.normalized(start, w)) - (i1 - i0)
                 return full + delta, core + delta
-        return self.counter.piece(text, start, ce, e)
+        return self.piece(start, ce, e)
 
     def suffix_counts(self, c: int, u: _Unit) -> tuple[int, int]:
         """(with trailing whitespace, without) counts of ``text[c:u.end]`` for a line or word start ``c`` inside
@@ -1124,7 +1144,7 @@ class _DocState:
                         full = self.without_lead(c - 1, c, ie - ib, ie - ib, u.content_end, u.end, True)[0]
                 if full is not None:
                     return full, full - self.counter.tail_delta(text, c, u.content_end, u.end)
-        return self.counter.piece(text, c, u.content_end, u.end)
+        return self.piece(c, u.content_end, u.end)
 
     def token_index(self, pos: int) -> int | None:
         """Number of tokens before character ``pos`` when ``pos`` is a token end of the document encoding (token
@@ -1134,7 +1154,7 @@ class _DocState:
         off = pos if self._mode == "ascii" else int(self._byte_of[pos])
         if off == 0:
             return 0
-        i = int(np.searchsorted(self._ends, off, side="right"))
+        i = int(self._ends.searchsorted(off, "right"))
         return i if i > 0 and int(self._ends[i - 1]) == off else None
 
     def limit_position(self, ip: int, n: int, end: int) -> int | None:
@@ -1142,13 +1162,13 @@ class _DocState:
         start), or None when the text from there to ``end`` has at most ``n`` tokens."""
         assert self._ends is not None
         e_off = end if self._mode == "ascii" else int(self._byte_of[end])
-        if int(np.searchsorted(self._ends, e_off, side="right")) - ip <= n:
+        if int(self._ends.searchsorted(e_off, "right")) - ip <= n:
             return None
         byte = int(self._ends[ip + n - 1])
         if self._mode == "ascii":
             return byte
         byte_of = self._byte_of  # (the query in the map's dtype: a Python int would make numpy copy the map)
-        return int(np.searchsorted(byte_of, byte_of.dtype.type(byte), side="right")) - 1
+        return int(byte_of.searchsorted(byte_of.dtype.type(byte), "right")) - 1
 
     def block_at(self, pos: int) -> int:
         if self._starts is None:
@@ -1167,7 +1187,7 @@ class _DocState:
         if self._mode == "small":
             b0, b1 = self.doc.blocks[first], self.doc.blocks[last - 1]
             if b1.content_end - b0.start <= 3.5 * whole_limit:
-                return self.counter.piece(self.doc.text, b0.start, b1.content_end, b1.end)
+                return self.piece(b0.start, b1.content_end, b1.end)
             counts = self.block_counts(first, last)
             f = sum(c[0] for c in counts[:-1])
             return f + counts[-1][0], f + counts[-1][1]
@@ -1175,17 +1195,20 @@ class _DocState:
         return f + self.full[last - 1], f + self.core_of(last - 1)
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector, restoring its previous state. Scanning and chunking allocate many
-    short-lived objects and create no reference cycles, so the collector only costs time there (about 10 % of the
-    chunker, measured); reference counting still frees everything."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
+class _gc_paused:
+    """Context manager pausing the cyclic garbage collector, restoring its previous state. Scanning and chunking
+    allocate many short-lived objects and create no reference cycles, so the collector only costs time there (about
+    10 % of the chunker, measured); reference counting still frees everything. (A class, not ``@contextmanager``: the
+    generator version costs ~2 us per use, twice per document.)"""
+
+    __slots__ = ("_was_enabled",)
+
+    def __enter__(self) -> None:
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._was_enabled:
             gc.enable()
 
 
@@ -1301,6 +1324,27 @@ def _html_row_pieces(text: str, b: Block) -> list[tuple[int, int, int, str, bool
     return out
 
 
+def _last_word_start(text: str, start: int, q: int, lo: int) -> int | None:
+    """The last end ``e`` of a :data:`_WORD_CUT` match in ``text[start:q + 1]`` with ``lo < e``, or None.
+
+    The match ends are exactly the positions ``e <= q`` whose previous character (at ``start`` or later) is whitespace
+    and whose own character may start a piece, so the last one is found by scanning a short tail first and the whole
+    range only when the tail has none (the result is the same; long lines of prose have a word start every few
+    characters)."""
+    tail = q + 1 - 48
+    best = None
+    if tail > start:
+        for m in _WORD_CUT.finditer(text, tail, q + 1):
+            best = m.end()
+        if best is not None and best > lo:
+            return best
+        best = None
+    for m in _WORD_CUT.finditer(text, start, q + 1):
+        if lo < m.end():
+            best = m.end()
+    return best
+
+
 def _best_cut(text: str, p: int, lead: int, q: int, ce: int) -> tuple[int, int, bool]:
     """Where to end a piece that starts at ``p`` (content from ``p + lead``) and must end by ``q``: (cut, lead of
     the next piece, next piece starts on an additive boundary). Prefers the last sentence start in the second half of
@@ -1315,13 +1359,9 @@ def _best_cut(text: str, p: int, lead: int, q: int, ce: int) -> tuple[int, int, 
         if lo < m.end() <= q:
             best = m.end()
     if best is None:
-        for m in _WORD_CUT.finditer(text, half, q + 1):
-            if lo < m.end() <= q:
-                best = m.end()
+        best = _last_word_start(text, half, q, lo)
     if best is None:
-        for m in _WORD_CUT.finditer(text, lo, q + 1):
-            if lo < m.end() <= q:
-                best = m.end()
+        best = _last_word_start(text, lo, q, lo)
     if best is not None:
         k = best
         while k > p and text[k - 1].isspace() and text[k - 1] not in "\r\n":
@@ -1386,7 +1426,7 @@ def chunk_text(text: str, *, config: ChunkingConfig | str | None = None, doc_id:
         raise ValueError(f"unknown domain {domain!r}: choose one of {sorted(cfg.domains.presets)} or None")
     chunker = _chunker_for(cfg, tokenizer)
     with _gc_paused():
-        doc = parse_markdown(text, doc_id=doc_id, source_path=source_path, lang=lang, max_level=cfg.hierarchy.max_level)
+        doc = parse_markdown(text, doc_id=doc_id, source_path=source_path, lang=lang, max_level=chunker._max_level)
         doc.domain = domain
         return chunker.chunk_document(doc)
 

@@ -84,7 +84,7 @@ def clean_heading(raw: str) -> str:
     """Heading text without markup: closing ``#``s, ``{ #id }`` attribute lists, inline HTML tags and entities
     removed, whitespace collapsed. The words themselves are never dropped (``# <i>Title</i>`` -> ``Title``)."""
     s = raw.strip()
-    if not any(c in s for c in "#<&{"):  # plain words: only whitespace to collapse
+    if "#" not in s and "<" not in s and "&" not in s and "{" not in s:  # plain words: only whitespace to collapse
         return " ".join(s.split())
     s = _CLOSING_HASHES.sub("", s)
     if s.startswith("#") and set(s) == {"#"}:
@@ -193,11 +193,14 @@ class _Scanner:
                 self.add("front_matter", 0)
                 pos = self.after(self.eol(m.start()))
         blocks = self.blocks
+        append = blocks.append
         blank_lines = _BLANK_LINES.match
         special = _SPECIAL_FIRST_OR_INDENT
+        atx = _ATX.match
         find = s.find
+        startswith = s.startswith
         while True:
-            if s.startswith("\n", pos):
+            if startswith("\n", pos):
                 pos = blank_lines(s, pos).end()
             if pos >= n:
                 break
@@ -206,13 +209,20 @@ class _Scanner:
                 eol = n
             line = s[pos:eol]
             c = line[:1]
-            # fast path: a one-line paragraph of ordinary text followed by an empty line (most prose)
-            if c not in special and "|" not in line and (s.startswith("\n\n", eol) or eol >= n - 1) \
-                    and line.strip() and not ("<" in line and _TABLE_OPEN.search(line)):
-                blocks.append(Block("paragraph", pos, 0, 0))
-                pos = eol + 1
-                continue
-            if c in special and _is_blank(line):  # spaces / BOM only: a blank line the fast check did not skip
+            if c not in special:
+                # fast path: a one-line paragraph of ordinary text followed by an empty line (most prose)
+                if "|" not in line and (startswith("\n\n", eol) or eol >= n - 1) and not line.isspace() \
+                        and not ("<" in line and _TABLE_OPEN.search(line)):
+                    append(Block("paragraph", pos, 0, 0))
+                    pos = eol + 1
+                    continue
+            elif c == "#":  # fast path: an ATX heading (what block() does for it)
+                m = atx(line)
+                if m:
+                    append(Block("heading", pos, 0, 0, len(m.group(1)), clean_heading(line[m.end():])))
+                    pos = eol + 1
+                    continue
+            elif _is_blank(line):  # spaces / BOM only: a blank line the fast check did not skip
                 pos = eol + 1
                 continue
             pos = self.block(pos, eol, line)

