@@ -71,7 +71,6 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import date
 from functools import lru_cache
 from typing import Any
 
@@ -80,7 +79,7 @@ import regex
 
 from .config import ChunkingConfig, config_from
 from .markdown import parse_markdown
-from .models import Chunk, join_prefix
+from .models import Chunk, extraction_day, join_prefix
 from .structure import ATOMIC_KINDS, Block, ParsedDocument, Section
 from .text import grapheme_boundaries, normalize, normalize_inner
 from .tokenizer import Tokenizer, get_tokenizer
@@ -355,7 +354,7 @@ class Chunker:
             return []
         with _gc_paused():
             state = _DocState(doc, self._counter)
-            today = date.today().isoformat()  # ChunkMeta.extraction_date, once per document
+            today = extraction_day()  # ChunkMeta.extraction_date, once per document
             chunks: list[Chunk] = []
             ids: dict[str, int] = {}
             for g in self._groups(state, params):

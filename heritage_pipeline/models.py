@@ -10,7 +10,8 @@ detected encoding, a leading BOM removed; intervals are half-open ``[char_start,
 from __future__ import annotations
 
 import json
-from datetime import date
+import os
+from datetime import date, datetime, timezone
 from typing import Any, Literal
 
 import pyarrow as pa
@@ -37,6 +38,20 @@ class Spans(BaseModel):
     char_end: int = Field(ge=0)
 
 
+def extraction_day() -> str:
+    """ISO date (``YYYY-MM-DD``) stamped into ``ChunkMeta.extraction_date``: the UTC day of ``$SOURCE_DATE_EPOCH``
+    (seconds since 1970-01-01, the reproducible-builds convention,
+    https://reproducible-builds.org/specs/source-date-epoch/) when set, so that two runs on different days give
+    byte-identical output; otherwise today's local date. Raises ValueError when the variable is not an integer."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch:
+        try:
+            return datetime.fromtimestamp(int(epoch), tz=timezone.utc).date().isoformat()
+        except ValueError as exc:
+            raise ValueError(f"SOURCE_DATE_EPOCH={epoch!r} is not an integer number of seconds") from exc
+    return date.today().isoformat()
+
+
 class ChunkMetadata(BaseModel):
     """Universal chunk metadata of the heritage seed (``ChunkMetadata``), present on every chunk."""
 
@@ -53,7 +68,7 @@ class ChunkMetadata(BaseModel):
     region_code: str | None = None
     settlement: str | None = None
     data_tier: DataTier = "TIER_4_INFERRED"
-    extraction_date: str = Field(default_factory=lambda: date.today().isoformat())
+    extraction_date: str = Field(default_factory=lambda: extraction_day())
     confidence_score: float = 0.5
     language: str = "und"
     has_identifiers: bool = False
