@@ -108,37 +108,33 @@ def run(dump: Path | None, derived: bool = True) -> dict[str, Any]:
     for label, name, docs in jobs:
         overrides, domain = CONFIGS[name]
         cfg = resolve_config(**overrides)
-        h = hashlib.sha256()
-        n = 0
         t0 = time.perf_counter()
-        fh = open(dump / f"{label}.jsonl", "w", encoding="utf-8") if dump else None
-        for path, text in docs:
-            for c in chunk_text(text, config=cfg, doc_id=path, domain=domain):
-                r = record(c)
-                h.update(r.encode("utf-8") + b"\n")
-                n += 1
-                if fh:
-                    fh.write(r + "\n")
-        if fh:
-            fh.close()
-        out["hashes"][label] = h.hexdigest()
-        out["chunks"][label] = n
-        print(f"{label:<22} {n:>6} chunks  {h.hexdigest()}  ({time.perf_counter() - t0:.1f} s)", flush=True)
+        records = (record(c) for path, text in docs for c in chunk_text(text, config=cfg, doc_id=path, domain=domain))
+        _hash_into(out, label, records, dump / f"{label}.jsonl" if dump else None, t0)
     if derived:
-        h = hashlib.sha256()
-        n = 0
-        fh = open(dump / "derived.jsonl", "w", encoding="utf-8") if dump else None
-        for r in derived_records():
+        _hash_into(out, "derived_data_raw", derived_records(), dump / "derived.jsonl" if dump else None)
+    return out
+
+
+def _hash_into(out: dict, label: str, records: Iterable[str], dump_file: Path | None, t0: float | None = None) -> None:
+    """SHA-256 over ``records`` (one JSON line each) into ``out["hashes"][label]``, their count into
+    ``out["chunks"][label]``; the lines also go to ``dump_file`` when given."""
+    h = hashlib.sha256()
+    n = 0
+    fh = open(dump_file, "w", encoding="utf-8") if dump_file else None
+    try:
+        for r in records:
             h.update(r.encode("utf-8") + b"\n")
             n += 1
             if fh:
                 fh.write(r + "\n")
+    finally:
         if fh:
             fh.close()
-        out["hashes"]["derived_data_raw"] = h.hexdigest()
-        out["chunks"]["derived_data_raw"] = n
-        print(f"{'derived_data_raw':<22} {n:>6} chunks  {h.hexdigest()}", flush=True)
-    return out
+    out["hashes"][label] = h.hexdigest()
+    out["chunks"][label] = n
+    took = f"  ({time.perf_counter() - t0:.1f} s)" if t0 is not None else ""
+    print(f"{label:<22} {n:>6} chunks  {h.hexdigest()}{took}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
