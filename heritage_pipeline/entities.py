@@ -46,6 +46,8 @@ gazetteer does not hold (kept in their inflected form), adjectives taken for sho
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import unicodedata
@@ -379,6 +381,17 @@ def default_gazetteer(paths: Iterable[str] | None = None) -> Gazetteer:
     return _cached_gazetteer(resolved, _stamp(resolved))
 
 
+def gazetteer_fingerprint(paths: Iterable[str] | None = None) -> str:
+    """SHA-256 (hex) of the gazetteer built from ``paths``: every entity's name, type, ids, names, settlement,
+    country and rank, in order. Registry edits that do not touch these (an address, a URL) keep the fingerprint, so
+    they do not invalidate the mentions found in other partitions; a renamed or added institution changes it."""
+    h = hashlib.sha256()
+    for e in default_gazetteer(paths).entities:
+        h.update(json.dumps([e.name, e.type_code, sorted(e.ids), e.names, e.settlement, e.country, e.name_rank],
+                            ensure_ascii=False).encode("utf-8") + b"\n")
+    return h.hexdigest()
+
+
 # ------------------------------------------------------------------------------------------------------ mentions
 @dataclass
 class MentionContext:
@@ -690,6 +703,16 @@ def annotate_texts(texts: list[str], gazetteer: Gazetteer, *, context: MentionCo
 
 
 # ------------------------------------------------------------------------------------------------- pipeline hook
+def mention_context_key(chunk) -> tuple[str, str]:
+    """The coreference context a chunk belongs to: ``(doc_id, conversation_id)``, or ``(doc_id, chunk id)`` for a
+    registry row or YAML entity (each its own context). A chunk's mentions depend on every chunk of its context, so
+    incremental runs reuse enrichment per whole context, never per chunk."""
+    m = chunk.meta
+    if m.source_type in ("csv_registry", "yaml_instance"):
+        return (m.doc_id, chunk.id)
+    return (m.doc_id, m.conversation_id or "")
+
+
 def annotate_chunks(chunks: list, gazetteer: Gazetteer | None = None, *, paths: Iterable[str] | None = None) -> list:
     """Fill ``mentioned_entities``, ``entity_types`` and ``entities["HERITAGE"]`` on chunks in place (and, where one
     type is unambiguous, ``custodian_type``; ``has_identifiers``/``has_relationships`` when found). Returns ``chunks``.
@@ -700,12 +723,7 @@ def annotate_chunks(chunks: list, gazetteer: Gazetteer | None = None, *, paths: 
     gaz = gazetteer if gazetteer is not None else default_gazetteer(paths)
     groups: dict[tuple, list] = {}
     for c in chunks:
-        m = c.meta
-        if m.source_type in ("csv_registry", "yaml_instance"):
-            key = (m.doc_id, c.id)
-        else:
-            key = (m.doc_id, m.conversation_id or "")
-        groups.setdefault(key, []).append(c)
+        groups.setdefault(mention_context_key(c), []).append(c)
     for members in groups.values():
         members.sort(key=lambda c: (c.meta.message_index if c.meta.message_index is not None else -1,
                                     c.spans.char_start, c.id))

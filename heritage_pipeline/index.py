@@ -248,8 +248,9 @@ def sync_partitions(uri: str, table_name: str, parts: dict[str, pa.Table], versi
     full-text indexes up to date (:func:`refresh_fts`; until then LanceDB searches unindexed rows by a flat scan,
     so results are complete at every version).
 
-    Raises ValueError naming the id and partitions when a chunk id occurs twice in ``parts`` (ids are unique in the
-    index; a file whose language changed must leave its old partition, which is re-materialised then), and when
+    Raises ValueError naming the id and partitions when a chunk id occurs twice in ``parts`` or is already indexed
+    under a partition outside this sync (ids are unique in the index; a file whose language changed must leave its
+    old partition, which is re-materialised then), and when
     the embedding model or vector size changed while indexed partitions outside ``parts``/``remove`` keep the old
     vectors (the table is rebuilt when every partition is given).
     """
@@ -295,6 +296,14 @@ def sync_partitions(uri: str, table_name: str, parts: dict[str, pa.Table], versi
         if missing_cols:
             tbl.add_columns({lang_column(lg): "CAST('' AS STRING)" for lg in missing_cols})
         schema = tbl.schema
+        if owner:  # an id may not move silently from a partition outside this sync (merge_insert would move it)
+            others = (tbl.search().where(f"partition NOT IN ({', '.join(_quote(k) for k in scope)})")
+                      .select(["id", "partition"]).limit(None).to_arrow().to_pylist())
+            clash = next((r for r in others if r["id"] in owner), None)
+            if clash:
+                raise ValueError(f"chunk id {clash['id']!r} is in partitions {clash['partition']} (indexed) and "
+                                 f"{owner[clash['id']]}: ids must be unique in the index; re-materialise the partition "
+                                 "that still holds the file's old chunks")
         if scope:
             source = pa.concat_tables([_conform(t, schema) for t in rows]) if rows else schema.empty_table()
             res = (tbl.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()

@@ -137,6 +137,41 @@ def test_sync_is_one_commit_and_rejects_an_id_in_two_partitions(tmp_path):
     assert [r["id"] for r in index_rows(uri)] == ["n1"]
 
 
+def test_sync_rejects_an_id_indexed_under_another_partition(tmp_path):
+    """merge_insert on id would silently move a row between partitions: the sync refuses and names both."""
+    uri = str(tmp_path)
+    sync_partitions(uri, "chunks", {"en|document": _rows("en|document", ["a", "b"], "v1")}, {"en|document": "v1"})
+    with pytest.raises(ValueError, match=r"chunk id 'b' is in partitions en\|document \(indexed\) and fr\|document"):
+        sync_partitions(uri, "chunks", {"fr|document": _rows("fr|document", ["b", "c"], "v1")}, {"fr|document": "v1"})
+    assert sorted(r["id"] for r in index_rows(uri)) == ["a", "b"]  # nothing written
+    # moving the file is fine once both partitions are synced together
+    sync_partitions(uri, "chunks", {"en|document": _rows("en|document", ["a"], "v2"),
+                                    "fr|document": _rows("fr|document", ["b", "c"], "v2")})
+    assert {r["id"]: r["partition"] for r in index_rows(uri)} == {"a": "en|document", "b": "fr|document", "c": "fr|document"}
+
+
+def test_enrichment_keys_follow_the_coreference_context():
+    """An edited chunk re-enriches its whole document (mentions resolve across it); a registry row only itself."""
+    from heritage_pipeline.defs.assets import enrichment_keys
+    from heritage_pipeline.models import Chunk
+
+    def chunk(cid: str, doc: str, st_: str, text: str) -> Chunk:
+        return Chunk.model_validate({"id": cid, "text": text, "meta": {"doc_id": doc, "source_type": st_,
+                                                                      "source_path": doc, "source_id": doc},
+                                     "spans": {"char_start": 0, "char_end": len(text)}})
+
+    items = [chunk("d#0", "d", "document", "The Rijksmuseum opened."), chunk("d#1", "d", "document", "The museum..."),
+             chunk("e#0", "e", "document", "Other."), chunk("r#0", "r", "csv_registry", "row 0"),
+             chunk("r#1", "r", "csv_registry", "row 1")]
+    before = enrichment_keys(items, [c.model_dump_json() for c in items])
+    items[1] = chunk("d#1", "d", "document", "The museum, edited.")
+    items[4] = chunk("r#1", "r", "csv_registry", "row 1, edited")
+    after = enrichment_keys(items, [c.model_dump_json() for c in items])
+    changed = [c.id for c, a, b in zip(items, before, after) if a != b]
+    assert changed == ["d#0", "d#1", "r#1"]
+    assert len(set(after)) == len(after)
+
+
 # ---------------------------------------------------------------------------------------------- end to end
 def _tables(project, partition: str) -> dict[str, pa.Table]:
     lang, st_ = partition.split("|")

@@ -40,14 +40,15 @@ from ..dedup import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
 from ..discovery import RawSource, discover, sources_to_table, table_to_sources
 from ..incremental import (add_row_keys, chained_version, digest, read_if_code_version, read_if_version, read_table,
                            reusable_rows, source_hash, stored_versions, with_versions)
-from ..index import chunk_rows, indexed_partition_versions, indexed_partitions, sync_partitions
-from ..models import QuarantineRecord, chunks_to_table, table_to_chunks, table_vectors
+from ..index import (build_fts, chunk_rows, indexed_partition_versions, indexed_partitions, open_table, refresh_fts,
+                     sync_partitions)
+from ..models import Chunk, QuarantineRecord, chunks_to_table, table_to_chunks, table_vectors
 from ..parsing import docs_to_table, table_to_docs
 from ..text import normalize
 from .io_managers import partition_path
 from .partitions import language_partitions, partition_key_str, source_language_partitions, split_partition_key
 from .resources import EmbedderResource, LanceDBResource, SettingsResource, TokenizerResource
-from .versions import code_versions
+from .versions import code_version, code_versions
 
 # Output(data_version=...) and MaterializeResult(data_version=...) are marked beta in Dagster 1.13; they are the
 # documented way to report content-based data versions, which the incremental runs rely on.
@@ -111,6 +112,27 @@ def _histogram(values: list[float], edges: list[float], label: str) -> str:
     return _md_table(rows, (label, "chunks", ""))
 
 
+def runtime_code_version(context: dg.AssetExecutionContext, settings: SettingsResource,
+                         embedder: EmbedderResource | None = None) -> str:
+    """This asset's code version for the config this run really uses (the YAML files as they are now, and the
+    embedder resource as configured for the run, e.g. a launchpad override), which keys the reuse of stored outputs.
+
+    Dagster's own code version is the one computed when the code location loaded; when the two differ (a YAML file
+    edited without reloading, a resource overridden for one run) a warning says so and outputs are versioned with
+    the config actually used, so a stored output is never reused across a config change.
+    """
+    pcfg = settings.pipeline()
+    if embedder is not None:
+        pcfg = pcfg.model_copy(update={"embedder": embedder.config()})
+    now = code_version(context.asset_key.to_user_string(), settings.chunking(), pcfg)
+    loaded = context.assets_def.code_versions_by_key[context.asset_key] or ""
+    if loaded and loaded != now:
+        context.log.warning(f"{context.asset_key.to_user_string()}: the config used by this run differs from the one the "
+                            f"code location loaded (code version {loaded} -> {now}); reload the code location to see "
+                            "staleness right in the UI. Outputs are versioned with the config actually used.")
+    return now
+
+
 class PartitionStep:
     """One partitioned asset's step: its partition, code version, stored output and would-be data version.
 
@@ -118,12 +140,13 @@ class PartitionStep:
     which sets :attr:`data_version` itself.
     """
 
-    def __init__(self, context: dg.AssetExecutionContext, settings: SettingsResource, inputs: list[pa.Table] | None):
+    def __init__(self, context: dg.AssetExecutionContext, settings: SettingsResource, inputs: list[pa.Table] | None,
+                 embedder: EmbedderResource | None = None):
         self.context = context
         self.asset = context.asset_key.to_user_string()
         self.source_type, self.lang = split_partition_key(context.partition_key)
         self.partition = partition_key_str(self.source_type, self.lang)
-        self.code_version = context.assets_def.code_versions_by_key[context.asset_key] or ""
+        self.code_version = runtime_code_version(context, settings, embedder)
         self.path = partition_path(settings.storage, self.asset, self.partition)
         self.data_version = chained_version(self.asset, self.code_version, inputs) if inputs is not None else None
 
@@ -204,7 +227,8 @@ def _file_key(src: RawSource) -> str:
 def parsed_sections(context: dg.AssetExecutionContext, settings: SettingsResource, raw_sources: pa.Table) -> dg.Output[pa.Table]:
     step = PartitionStep(context, settings, [raw_sources])
     quarantine_path = settings.output_path / "storage" / "quarantine" / step.lang / f"{step.source_type}.jsonl"
-    if (stored := step.stored()) is not None and quarantine_path.exists():
+    quarantine_marker = quarantine_path.with_name(quarantine_path.name + ".data_version")
+    if (stored := step.stored()) is not None and quarantine_path.exists() and _read_text(quarantine_marker) == step.data_version:
         return step.reuse(stored, {"files_parsed_now": 0, "files_reused": len(set(stored.column("source_path").to_pylist()))})
     sources = table_to_sources(raw_sources)
     keys = {s.path: _file_key(s) for s in sources}
@@ -238,6 +262,10 @@ def parsed_sections(context: dg.AssetExecutionContext, settings: SettingsResourc
             skipped += [f"{d.source_path}: {s}" for s in d.skipped]
             quarantined += [QuarantineRecord.model_validate(r) for r in json.loads(q or "[]")]
     P.write_quarantine(quarantined, quarantine_path)
+    if step.data_version is not None:  # the quarantine file belongs to this version (a crash or revert recomputes)
+        tmp = quarantine_marker.with_name(quarantine_marker.name + ".tmp")
+        tmp.write_text(step.data_version, encoding="utf-8")
+        tmp.replace(quarantine_marker)
     return step.output(table, {
         "dagster/row_count": table.num_rows,
         "documents": table.num_rows,
@@ -283,11 +311,11 @@ def chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokeni
 )
 def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResource, embedder: EmbedderResource,
                     chunks: pa.Table) -> dg.Output[pa.Table]:
-    step = PartitionStep(context, settings, [chunks])
+    step = PartitionStep(context, settings, [chunks], embedder)
     if (stored := step.stored()) is not None:
         return step.reuse(stored, {"enriched_now": 0, "passages_embedded_now": 0})
     items = table_to_chunks(chunks)
-    keys = [digest(r) for r in chunks.column("record").to_pylist()]
+    keys = enrichment_keys(items, chunks.column("record").to_pylist())
     previous = step.previous()
     reuse = reusable_rows(previous, keys)
     todo = [c for c, k in zip(items, keys) if k not in reuse]
@@ -315,6 +343,20 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
         "distinct_breadcrumbs": len(crumbs),
         "chunk_languages": dg.MetadataValue.json(dict(Counter(c.meta.lang for c in items))),
     })
+
+
+def enrichment_keys(items: list[Chunk], records: list[str]) -> list[str]:
+    """Row keys for reusing enrichment: each chunk's record hashed with every record of its coreference context
+    (:func:`~heritage_pipeline.entities.mention_context_key`), so an edited chunk re-enriches its whole document or
+    conversation (mentions resolve across it) while an edited registry row re-enriches that row only."""
+    from ..entities import mention_context_key
+
+    groups: dict[tuple, list[str]] = {}
+    ctx = [mention_context_key(c) for c in items]
+    for k, r in zip(ctx, records):
+        groups.setdefault(k, []).append(r)
+    group_hash = {k: digest(*sorted(rs)) for k, rs in groups.items()}
+    return [digest(group_hash[k], r) for k, r in zip(ctx, records)]
 
 
 CHECKS = [
@@ -398,7 +440,7 @@ def _checks(kept, log, cap: int, raw_sources: pa.Table, parsed_sections: pa.Tabl
 )
 def embedded_chunks(context: dg.AssetExecutionContext, settings: SettingsResource, embedder: EmbedderResource,
                     deduped_chunks: pa.Table) -> dg.Output[pa.Table]:
-    step = PartitionStep(context, settings, [deduped_chunks])
+    step = PartitionStep(context, settings, [deduped_chunks], embedder)
     if (stored := step.stored()) is not None:
         return step.reuse(stored, {"embedded_now": 0, "cache_hit_rate": 1.0})
     items = table_to_chunks(deduped_chunks)
@@ -452,35 +494,48 @@ def lancedb_index(context: dg.AssetExecutionContext, settings: SettingsResource,
     current = _embedded_partitions(context, settings)
     indexed = indexed_partition_versions(lancedb.uri, lancedb.table)
     counts = indexed_partitions(lancedb.uri, lancedb.table)
+    # each partition's rows are recorded as "<index code version>:<data version>": a change of the row layout, the
+    # FTS config or outputs.fields rewrites every partition, not only those whose chunks changed
+    cv = runtime_code_version(context, settings)
+    want = {k: f"{cv}:{v}" for k, (v, _) in current.items() if v}
 
     def rows_in(path) -> int:
         with path.open("rb") as f:
             return pq.ParquetFile(f).metadata.num_rows
 
     changed = sorted(k for k, (v, path) in current.items()
-                     if v is None or indexed.get(k) != v or counts.get(k, 0) != rows_in(path))
+                     if v is None or indexed.get(k) != want[k] or counts.get(k, 0) != rows_in(path))
     removed = sorted(k for k in counts if k not in current)
+    code_changed = any(not indexed[k].startswith(f"{cv}:") for k in changed if k in indexed)
+    data_version = digest("lancedb_index", cv, *(f"{k}={v}" for k, (v, _) in sorted(current.items())))
     jsonl = settings.output_path / "chunks.jsonl"
-    tables = {k: read_table(path) for k, (_, path) in current.items()} if (changed or removed or not jsonl.exists()) else {}
+    jsonl_marker = jsonl.with_name(jsonl.name + ".data_version")  # written after the JSONL: a crash rewrites it
+    jsonl_stale = not jsonl.exists() or _read_text(jsonl_marker) != data_version
+    tables = {k: read_table(path) for k, (_, path) in current.items()} if (changed or removed or jsonl_stale) else {}
     if changed or removed:
         parts = {}
         for k in changed:
             t = tables[k]
             items = table_to_chunks(t)
             parts[k] = chunk_rows(items, np.asarray(table_vectors(t), dtype=np.float32), k) if items else pa.table({})
-        stats = sync_partitions(lancedb.uri, lancedb.table, parts, {k: current[k][0] for k in changed if current[k][0]},
-                                remove=removed)
-        rows, n_parts, index_bytes, version = stats.rows, stats.partitions, stats.bytes_on_disk, stats.version
+        stats = sync_partitions(lancedb.uri, lancedb.table, parts, {k: want[k] for k in changed if k in want},
+                                remove=removed, fts=False)
+        rows, n_parts = stats.rows, stats.partitions
     else:
         context.log.info("no partition changed since the index was written: nothing to write")
         rows, n_parts = sum(counts.values()), len(counts)
-        index_bytes, version = _dir_bytes(lancedb.uri), _table_version(lancedb.uri, lancedb.table)
+    if rows:  # also on a run with nothing to write: completes an FTS refresh a crash interrupted
+        tbl = open_table(lancedb.uri, lancedb.table)
+        (build_fts if code_changed else refresh_fts)(tbl)
+    index_bytes, version = _dir_bytes(lancedb.uri), _table_version(lancedb.uri, lancedb.table)
     n_lines = None
     if tables:
         all_chunks = [c for k in sorted(tables) for c in table_to_chunks(tables[k])]
         n_lines = P.write_jsonl(sorted(all_chunks, key=lambda c: c.id), jsonl, settings.chunking().outputs.fields)
+        tmp = jsonl_marker.with_name(jsonl_marker.name + ".tmp")
+        tmp.write_text(data_version, encoding="utf-8")
+        tmp.replace(jsonl_marker)
     per_partition = indexed_partitions(lancedb.uri, lancedb.table)
-    data_version = digest("lancedb_index", *(f"{k}={v}" for k, (v, _) in sorted(current.items())))
     return dg.MaterializeResult(data_version=dg.DataVersion(data_version), metadata={
         "dagster/row_count": rows, "partitions": n_parts, "index_bytes": index_bytes, "lancedb_version": version,
         "partitions_rewritten": dg.MetadataValue.json(changed), "partitions_removed": dg.MetadataValue.json(removed),
@@ -488,6 +543,13 @@ def lancedb_index(context: dg.AssetExecutionContext, settings: SettingsResource,
         "jsonl_lines": n_lines if n_lines is not None else rows, "data_version": data_version[:16],
         "chunks_per_partition": dg.MetadataValue.md(_md_table(sorted(per_partition.items()), ("partition", "chunks"))),
     })
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
 
 
 def _dir_bytes(uri: str) -> int:
@@ -524,7 +586,7 @@ def ablation_report(context: dg.AssetExecutionContext, settings: SettingsResourc
     doc_root = settings.data_path / "raw" / "document"
     md_files = sorted(doc_root.rglob("*.md")) if doc_root.is_dir() else []
     out_dir = settings.output_path / "ablation"
-    code_version = context.assets_def.code_versions_by_key[context.asset_key] or ""
+    code_version = runtime_code_version(context, settings, embedder)
     golden_files = sorted(p for d in golden.values() for p in d.rglob("*") if p.is_file())
     memo = digest("ablation_report", code_version, *_files_digest(golden_files + md_files))
     memo_path = out_dir / "ablation.data_version.json"
@@ -541,6 +603,7 @@ def ablation_report(context: dg.AssetExecutionContext, settings: SettingsResourc
         recommendations = stored.get("recommendations", {})
         paths = {"json": str(out_dir / "ablation.json"), "plot": str(out_dir / "ablation.png")}
     else:
+        memo_path.unlink(missing_ok=True)  # the report files are rewritten in place: no marker until they are whole
         distractors = {lang: distractor_docs(md_files, lang, abl.distractor_chars, doc_root) for lang in golden}
         cache = embedder.cache()
         try:
