@@ -23,9 +23,12 @@ through the cache + write the index), ``p50_ms, p95_ms`` (search call per questi
 
 Recommendation rule (per language, written into the report with its margins)
     1. The retriever with the best mean nDCG@10 over the grid is the language's retriever.
-    2. Among its rows, the eligible ones have nDCG@10 within 0.005 of the best (differences that small are far
-       inside the bootstrap CI on these question counts).
-    3. Among those, the highest ``answer_in_2000_tokens`` wins (a reader's context budget is finite); then the
+    2. Among its rows, the eligible ones put the answer within the first 2 000 tokens for at least
+       ``min_answer_in_budget`` of the questions (``ablation.min_answer_in_budget``, default 0.93, the issue's
+       context-budget target; when no row reaches it, every row is eligible and the report says so).
+    3. Among those, the candidates have nDCG@10 within 0.005 of the best eligible one (differences that small are
+       far inside the bootstrap CI on these question counts).
+    4. Among those, the highest ``answer_in_2000_tokens`` wins (a reader's context budget is finite); then the
        smaller size (cheaper per hit), the smaller overlap (fewer chunks), the mode name.
 Deterministic: fixed bootstrap seed, fixed distractor sample, ties broken by chunk id; two runs give the same
 metrics (timings naturally differ).
@@ -234,7 +237,7 @@ def evaluate_language(lang: str, questions: list[GoldenQuestion], docs: dict[str
     return rows
 
 
-def recommend(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def recommend(rows: list[dict[str, Any]], min_answer_in_budget: float = 0.93) -> dict[str, dict[str, Any]]:
     """Mark the recommended row per language (rule in the module docstring); returns lang -> explanation."""
     out: dict[str, dict[str, Any]] = {}
     for lang in sorted({r["lang"] for r in rows}):
@@ -244,8 +247,11 @@ def recommend(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             by_ret.setdefault(r["retriever"], []).append(r["ndcg@10"])
         retriever = max(sorted(by_ret), key=lambda k: float(np.mean(by_ret[k])))
         cand = [r for r in lr if r["retriever"] == retriever]
-        best = max(r["ndcg@10"] for r in cand)
-        ties = [r for r in cand if r["ndcg@10"] >= best - TIE_NDCG]
+        for r in cand:
+            r["recommended"] = False
+        eligible = [r for r in cand if r["answer_in_2000_tokens"] >= min_answer_in_budget] or cand
+        best = max(r["ndcg@10"] for r in eligible)
+        ties = [r for r in eligible if r["ndcg@10"] >= best - TIE_NDCG]
         chosen = sorted(ties, key=lambda r: (-r["answer_in_2000_tokens"], r["size_tokens"], r["overlap_ratio"], r["mode"]))[0]
         chosen["recommended"] = True
         others = ", ".join(f"{k} {np.mean(v):.3f}" for k, v in sorted(by_ret.items()) if k != retriever)
@@ -255,8 +261,13 @@ def recommend(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
                f"(95% CI {chosen['ndcg@10_ci'][0]:.3f}-{chosen['ndcg@10_ci'][1]:.3f}), MRR@10 {chosen['mrr@10']:.3f}, "
                f"hit@5 {chosen['hit@5']:.3f}, answer within 2000 tokens {chosen['answer_in_2000_tokens']:.3f}, "
                f"{chosen['n_chunks']} chunks.")
+        if len(eligible) < len(cand):
+            why += (f" {len(cand) - len(eligible)} of {len(cand)} settings put the answer within 2000 tokens for fewer "
+                    f"than {min_answer_in_budget:.0%} of the questions and were not eligible.")
+        elif min(r["answer_in_2000_tokens"] for r in cand) < min_answer_in_budget:
+            why += f" No setting puts the answer within 2000 tokens for {min_answer_in_budget:.0%} of the questions."
         if len(ties) > 1:
-            why += (f" {len(ties)} settings are within {TIE_NDCG} nDCG@10 of the best ({best:.3f}); among them this one "
+            why += (f" {len(ties)} eligible settings are within {TIE_NDCG} nDCG@10 of the best ({best:.3f}); among them this one "
                     "puts the answer inside a 2000-token context most often (then: smaller size, smaller overlap).")
         top = max(cand, key=lambda r: (r["ndcg@10"], -r["size_tokens"]))
         if top is not chosen:
@@ -474,7 +485,7 @@ def run_ablation(golden_dirs: dict[str, Path], distractors: dict[str, list[Corpu
         inputs[lang] = (questions, docs, corpus)
         emb = embedders.get(lang, embedders.get("default"))
         rows.extend(evaluate_language(lang, questions, docs, corpus, cfg, abl, lcfg, emb, ecfg, cache, progress))
-    recs = recommend(rows)
+    recs = recommend(rows, abl.min_answer_in_budget)
     embedder_rows: list[dict[str, Any]] = []
     if abl.embedder_candidates:
         for lang, (questions, docs, corpus) in inputs.items():

@@ -294,6 +294,8 @@ class AblationConfig(_Strict):
     bootstrap_samples: int = Field(default=1000, ge=0)
     seed: int = 13
     k: int = Field(default=10, ge=5)
+    # Recommendation: settings that put the answer within the first 2000 tokens for fewer questions are not eligible
+    min_answer_in_budget: float = Field(default=0.93, ge=0.0, le=1.0)
     # Default distractors when the CLI gets no --distractors: corpus folders (globs relative to the golden set's
     # data root, i.e. <golden>/../..) whose Markdown files of the language are sampled (heritage_pipeline.ablation).
     distractor_corpora: list[str] = Field(default=["docs", "legal_*/raw", "faq"])

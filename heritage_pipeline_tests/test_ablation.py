@@ -59,13 +59,22 @@ def test_recommendation_rule():
         _row("fr", 800, 0.15, "hybrid", 0.866, 0.90), _row("fr", 800, 0.25, "hybrid", 0.864, 0.90),
         _row("en", 400, 0.15, "bm25", 0.97, 0.99), _row("en", 600, 0.15, "bm25", 0.97, 0.99),
     ]
-    recs = recommend(rows)
+    recs = recommend(rows, 0.0)  # no context-budget floor: the tie rule alone
     # fr: hybrid has the best mean; 600 and 800 are within 0.005 of 0.866; 600 puts the answer in budget more often
     assert (recs["fr"]["retriever"], recs["fr"]["size_tokens"]) == ("hybrid", 600)
     # en: a tie everywhere -> the smaller size
     assert recs["en"]["size_tokens"] == 400
     assert sum(r["recommended"] for r in rows) == 2
     assert "within 0.005" in recs["fr"]["why"] and "0.866" in recs["fr"]["why"]
+    # the context-budget floor: 800 tokens rank best but miss the floor, so 600 is chosen even without the tie
+    rows = [_row("fr", 600, 0.20, "hybrid", 0.860, 0.935), _row("fr", 800, 0.20, "hybrid", 0.890, 0.925)]
+    recs = recommend(rows, 0.93)
+    assert recs["fr"]["size_tokens"] == 600 and "were not eligible" in recs["fr"]["why"]
+    assert [r["recommended"] for r in rows] == [True, False]
+    # no row reaches the floor: every row is eligible, and the report says so
+    recs = recommend(rows, 0.99)
+    assert recs["fr"]["size_tokens"] == 800 and "No setting puts the answer" in recs["fr"]["why"]
+    assert [r["recommended"] for r in rows] == [False, True]
 
 
 def _golden(tmp_path, lang, docs: dict[str, str], questions: list[tuple[str, str, str]]):
