@@ -314,6 +314,9 @@ def compare_embedders(lang: str, questions: list[GoldenQuestion], docs: dict[str
 
 def to_markdown(rows: list[dict[str, Any]], recs: dict[str, dict[str, Any]], embedder_rows: list[dict[str, Any]] = ()) -> str:
     """The report's Markdown: recommendation per language, the embedder comparison, then every row."""
+    if not rows:
+        return ("No golden set was evaluated: no `<golden>/<lang>/golden.jsonl` was found for the configured "
+                "languages (`ablation.languages`), so there is nothing to report.")
     lines = ["## Recommendation", ""]
     for lang, rec in recs.items():
         lines.append(f"**{lang}** ({rec['retriever']}, {rec['mode']} {rec['size_tokens']} tokens / "

@@ -160,3 +160,11 @@ def test_bulk_rankings_equal_the_index_search(tmp_path):
             via_index = search_table(tbl, q.question, mode=mode, k=10, query_vector=qvecs[i], fts_lang="en",
                                      candidates=20, rrf_k=5, vector_weight=0.5)
             assert [h["id"] for h in via_index] == [d for d, _ in ranked[retriever][q.qid]], (retriever, q.question)
+
+
+def test_report_without_golden_sets_says_so(tmp_path):
+    from heritage_pipeline.ablation import write_report
+
+    result = write_report([], tmp_path)
+    assert "No golden set was evaluated" in result.markdown
+    assert json.loads((tmp_path / "ablation.json").read_text()) == []
