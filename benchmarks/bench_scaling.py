@@ -7,7 +7,11 @@ command and of the partition runs (the part Dask parallelises; the index and rep
 chunks produced per second, and the speed-up of W=2 over W=1. A warm-up run per cluster loads the models in every
 worker first, so the timed run measures steady-state throughput.
 
-    python benchmarks/bench_scaling.py [--data DIR] [--workers 1 2] [--repeat 1]
+    python benchmarks/bench_scaling.py [--data DIR] [--workers 1 2] [--repeat 1] [--threads-per-worker N]
+
+Model threads (torch / numpy BLAS) per worker: by default cores / workers, i.e. both arms share the machine's cores
+(W=1 runs its model on every core); ``--threads-per-worker 1`` gives every worker one thread in every arm, which
+measures how throughput grows with workers that each bring their own core (a cluster).
 
 On a shared 2-core machine the ratio is bounded by the cores actually free (the 1-minute load average at the start and
 end of each arm is printed); compare ratios within one invocation, repeat with ``--repeat``.
@@ -58,15 +62,18 @@ def _warmup_data(data: Path, n: int) -> Path:
     return out
 
 
-def run_arm(data: Path, workers: int, warm: bool) -> dict:
+def run_arm(data: Path, workers: int, warm: bool, threads: int = 0) -> dict:
     from distributed import LocalCluster
 
     from heritage_pipeline.cli import main
 
     from heritage_pipeline.defs.executors import worker_env
 
+    # threads = 0: model threads = cores / workers (the CLI's default: the machine's cores shared by the workers);
+    # threads = N: N model threads per worker in every arm (per-worker scaling, as on a cluster of N-core workers)
+    env = worker_env(workers) if not threads else {"HERITAGE_TORCH_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                      env=worker_env(workers)) as cluster:
+                      env=env) as cluster:
         result = {}
         for label in (["warm-up"] if warm else []) + ["timed"]:
             tmp = Path(tempfile.mkdtemp(prefix=f"hp-bench-dask-{workers}-"))
@@ -80,7 +87,7 @@ def run_arm(data: Path, workers: int, warm: bool) -> dict:
             if rc != 0:
                 raise SystemExit(f"run failed with {workers} worker(s)")
             partition_s, chunks = _partition_phase(home)
-            result = {"workers": workers, "wall_s": round(wall, 1), "partition_runs_s": round(partition_s, 1),
+            result = {"workers": workers, "model_threads_per_worker": env["HERITAGE_TORCH_THREADS"], "wall_s": round(wall, 1), "partition_runs_s": round(partition_s, 1),
                       "chunks": chunks, "chunks_per_s": round(chunks / partition_s, 2) if partition_s else None,
                       "load_avg_1min_start_end": [round(load0, 2), round(os.getloadavg()[0], 2)]}
             print(f"{label:>8} W={workers}: command {wall:7.1f} s, partition runs {partition_s:7.1f} s, "
@@ -116,10 +123,13 @@ def main() -> None:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--no-warmup", action="store_true")
+    ap.add_argument("--threads-per-worker", type=int, default=0,
+                    help="model threads per worker in every arm (default 0: cores / workers)")
     args = ap.parse_args()
     data = Path(tempfile.mkdtemp(prefix="hp-bench-dask-data-")) / "data"
     shutil.copytree(args.data, data, ignore=shutil.ignore_patterns("output", "golden", "eval"))
-    results = [run_arm(data, w, not args.no_warmup) for _ in range(args.repeat) for w in args.workers]
+    results = [run_arm(data, w, not args.no_warmup, args.threads_per_worker) for _ in range(args.repeat)
+               for w in args.workers]
     print(json.dumps(results, indent=1))
     by_w: dict[int, list[float]] = {}
     for r in results:

@@ -365,7 +365,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         cfg = cfg.model_copy(update={"context": cfg.context.model_copy(update={
             "keywords": cfg.context.keywords.model_copy(update={"method": "rake"})})})
     cache = EmbeddingCache(args.cache) if (embedder is not None and args.cache) else None
-    P.enrich_stage(items, cfg, embedder, pcfg.embedder, cache)
+    P.enrich_stage(items, cfg, embedder, pcfg.embedder, cache, data_dir=pcfg.data_path)
     kept, log = P.dedup_stage(items, cfg)
     out = Path(args.out)
     n = P.write_jsonl(kept, out, cfg.outputs.fields)

@@ -151,7 +151,9 @@ class EntitiesConfig(_Strict):
     )
     # heritage-institution mentions (meta.mentioned_entities / entity_types), see heritage_pipeline.entities
     heritage: bool = True
-    gazetteer: list[str] = Field(default=["data/raw/csv_registry", "data/raw/yaml_instance"])
+    # registry files/folders; relative paths resolve against the data folder (pipeline.yaml data_dir, for `run`,
+    # the Dagster assets and `chunk`; library calls without one: the bundled data/)
+    gazetteer: list[str] = Field(default=["raw/csv_registry", "raw/yaml_instance"])
 
 
 class TablesConfig(_Strict):

@@ -355,10 +355,15 @@ def _record(meta: dict[str, Any], source_type: str, registry_type: str | None) -
             "settlement": meta.get("settlement"), "country": meta.get("country_code")}
 
 
-def _gazetteer_paths(paths: Iterable[str] | None) -> tuple[str, ...]:
-    raw = list(paths) if paths is not None else [os.path.join("data", "raw", "csv_registry"),
-                                                    os.path.join("data", "raw", "yaml_instance")]
-    return tuple(str(p if Path(p).is_absolute() else REPO_ROOT / p) for p in raw)
+DEFAULT_GAZETTEER = (os.path.join("raw", "csv_registry"), os.path.join("raw", "yaml_instance"))
+
+
+def _gazetteer_paths(paths: Iterable[str] | None, base: str | Path | None = None) -> tuple[str, ...]:
+    """Absolute registry paths: relative ones resolve against ``base`` (the run's data folder), default the bundled
+    ``data/`` of the repository."""
+    root = Path(base) if base is not None else REPO_ROOT / "data"
+    raw = list(paths) if paths is not None else list(DEFAULT_GAZETTEER)
+    return tuple(str(p if Path(p).is_absolute() else root / p) for p in raw)
 
 
 def _stamp(paths: tuple[str, ...]) -> tuple:
@@ -374,19 +379,20 @@ def _cached_gazetteer(paths: tuple[str, ...], stamp: tuple) -> Gazetteer:
     return Gazetteer.from_records(registry_records(paths))
 
 
-def default_gazetteer(paths: Iterable[str] | None = None) -> Gazetteer:
-    """The gazetteer of the registries under ``paths`` (relative paths resolve against the repository; default:
-    the bundled ``data/raw/csv_registry`` and ``data/raw/yaml_instance``), cached until a file changes."""
-    resolved = _gazetteer_paths(paths)
+def default_gazetteer(paths: Iterable[str] | None = None, base: str | Path | None = None) -> Gazetteer:
+    """The gazetteer of the registries under ``paths`` (default ``raw/csv_registry`` and ``raw/yaml_instance``;
+    relative paths resolve against ``base``, the run's data folder, default the bundled ``data/``), cached until a
+    file changes."""
+    resolved = _gazetteer_paths(paths, base)
     return _cached_gazetteer(resolved, _stamp(resolved))
 
 
-def gazetteer_fingerprint(paths: Iterable[str] | None = None) -> str:
+def gazetteer_fingerprint(paths: Iterable[str] | None = None, base: str | Path | None = None) -> str:
     """SHA-256 (hex) of the gazetteer built from ``paths``: every entity's name, type, ids, names, settlement,
     country and rank, in order. Registry edits that do not touch these (an address, a URL) keep the fingerprint, so
     they do not invalidate the mentions found in other partitions; a renamed or added institution changes it."""
     h = hashlib.sha256()
-    for e in default_gazetteer(paths).entities:
+    for e in default_gazetteer(paths, base).entities:
         h.update(json.dumps([e.name, e.type_code, sorted(e.ids), e.names, e.settlement, e.country, e.name_rank],
                             ensure_ascii=False).encode("utf-8") + b"\n")
     return h.hexdigest()
@@ -771,13 +777,36 @@ def _own_entity(chunk, gaz: Gazetteer) -> Mention | None:
     return Mention(label, 0, 0, label, code, "name", tuple(ids))
 
 
-def annotate_heritage(chunks: list, config) -> list:
-    """The enrichment-stage hook: :func:`annotate_chunks` with the gazetteer of ``context.entities.gazetteer``,
-    unless ``context.entities.heritage`` is false. Returns ``chunks``."""
+ANNOTATION_FIELDS = ("mentioned_entities", "entity_types", "custodian_type", "has_identifiers", "has_relationships")
+
+
+def copy_annotation(src, dst) -> None:
+    """Copy what :func:`annotate_chunks` sets (``ANNOTATION_FIELDS`` and ``entities["HERITAGE"]``) from chunk
+    ``src`` to chunk ``dst``: refreshes the mentions of an already enriched chunk from a freshly annotated copy of
+    its un-enriched original, leaving keywords, NER labels and quality untouched."""
+    for name in ANNOTATION_FIELDS:
+        setattr(dst.meta, name, getattr(src.meta, name))
+    entities = {k: v for k, v in dst.meta.entities.items() if k != "HERITAGE"}
+    if "HERITAGE" in src.meta.entities:
+        entities["HERITAGE"] = list(src.meta.entities["HERITAGE"])
+    dst.meta.entities = entities
+
+
+def heritage_version(config, data_dir: str | Path | None = None) -> str:
+    """What the heritage mentions of a chunk depend on besides its context: the gazetteer's fingerprint, or ``""``
+    when ``context.entities.heritage`` is off."""
+    ent = config.context.entities
+    return gazetteer_fingerprint(ent.gazetteer, data_dir) if ent.heritage else ""
+
+
+def annotate_heritage(chunks: list, config, data_dir: str | Path | None = None) -> list:
+    """The enrichment-stage hook: :func:`annotate_chunks` with the gazetteer of ``context.entities.gazetteer``
+    (relative paths under ``data_dir``, default the bundled ``data/``), unless ``context.entities.heritage`` is
+    false. Returns ``chunks``."""
     ent = config.context.entities
     if not ent.heritage or not chunks:
         return chunks
-    return annotate_chunks(chunks, paths=ent.gazetteer)
+    return annotate_chunks(chunks, default_gazetteer(ent.gazetteer, data_dir))
 
 
 def type_codes() -> dict[str, str]:

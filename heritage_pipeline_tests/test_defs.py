@@ -150,26 +150,3 @@ def test_workspace_yaml_points_at_the_definitions_module():
     ws = yaml.safe_load((REPO / "workspace.yaml").read_text())
     assert ws["load_from"][0]["python_module"]["module_name"] == "heritage_pipeline.definitions"
     assert os.path.exists(REPO / "heritage_pipeline" / "definitions.py")
-
-
-def test_registry_names_shape_the_enrichment_version_other_columns_do_not(tmp_path):
-    """Mentions depend on the gazetteer: a renamed institution in a registry changes enriched_chunks' code version;
-    an edited website column (not in the gazetteer) changes nothing."""
-    import yaml
-
-    project = make_project(tmp_path, files={}, extra={})
-    reg = tmp_path / "registry.csv"
-    header = "naam_organisatie;postadres_plaats;ISIL-code;KvK-nummer;Collectie Nederland;website;provincie\n"
-    row = "Museum Gouda;Gouda;NL-GdMG;;ja;{site};Zuid-Holland\n"
-    chunking = yaml.safe_load(project.chunking.read_text())
-    chunking["context"]["entities"]["gazetteer"] = [str(reg)]
-    project.chunking.write_text(yaml.safe_dump(chunking, sort_keys=False))
-
-    def versions(site: str, name: str = "Museum Gouda") -> dict[str, str]:
-        reg.write_text(header + row.format(site=site).replace("Museum Gouda", name), encoding="utf-8")
-        return code_versions(load_chunking_config(project.chunking), load_pipeline_config(project.pipeline))
-
-    base = versions("https://a.example")
-    assert versions("https://b.example") == base
-    renamed = versions("https://a.example", "Museum Gouda en Archief")
-    assert {k for k in base if base[k] != renamed[k]} == {"enriched_chunks"}  # the ablation finds no mentions

@@ -148,3 +148,13 @@ def test_measured_precision_and_recall_do_not_regress():
 def test_annotate_texts_shares_one_context():
     out = annotate_texts(["Het Zeeuws Archief in Middelburg.", "Het archief heeft kaarten."], default_gazetteer())
     assert [(m.surface, m.entity) for m in out[1]] == [("Het archief", "Zeeuws Archief")]
+
+
+def test_gazetteer_comes_from_the_data_folder_of_the_run(tmp_path):
+    """Relative gazetteer paths resolve against the run's data folder, not the bundled sample."""
+    reg = tmp_path / "raw" / "csv_registry" / "r.csv"
+    reg.parent.mkdir(parents=True)
+    reg.write_text("naam_organisatie;postadres_plaats;ISIL-code\nMuseum Gouda;Gouda;NL-GdMG\n", encoding="utf-8")
+    names = {e.name for e in default_gazetteer(base=tmp_path).entities}
+    assert "Museum Gouda" in names and "Rijksmuseum" not in names
+    assert "Rijksmuseum" in {e.name for e in default_gazetteer().entities}  # the bundled data/ by default

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from heritage_pipeline.incremental import (ROW_KEY, add_row_keys, chained_version, digest, module_closure,
                                            read_if_version, reusable_rows, source_hash, stored_versions, with_versions)
+from heritage_pipeline.models import table_to_chunks
 from heritage_pipeline.index import (index_schema, indexed_partition_versions, indexed_partitions, sync_partitions,
                                      write_partitions)
 
@@ -240,6 +241,43 @@ def test_one_edited_file_redoes_only_its_work_and_matches_a_cold_run(tmp_path):
     inc_rows, cold_rows = index_rows(project.out / "lancedb"), index_rows(cold.out / "lancedb")
     assert [(r["id"], r["text"], r["record"]) for r in inc_rows] == [(r["id"], r["text"], r["record"]) for r in cold_rows]
     np.testing.assert_allclose([r["vector"] for r in inc_rows], [r["vector"] for r in cold_rows], atol=1e-5)
+
+
+REGISTRY = "naam_organisatie;postadres_plaats;ISIL-code\n{name};Gouda;NL-GdMG\n"
+GOUDA_PAGE = """# Bezoek
+
+## Collectie
+
+Het Catharina Gasthuis toont schilderijen, zilver en aardewerk uit de stad. Het ligt achter de Sint-Janskerk en is
+van dinsdag tot en met zondag open; de bibliotheek is op afspraak te bezoeken.
+"""
+
+
+def test_a_registry_rename_refreshes_mentions_everywhere_without_re_enriching(tmp_path):
+    """Heritage mentions depend on the registries (another partition): renaming an institution changes the mentions
+    found in documents; the document partition recomputes, reusing every enriched row and refreshing only mentions."""
+    project = make_project(tmp_path, files={}, extra={"raw/csv_registry/musea.csv": REGISTRY.format(name="Catharina Gasthuis"),
+                                                      "raw/document/gouda.md": GOUDA_PAGE})
+    defs = project.definitions()
+    doc = ("document", "nl")
+
+    def mentions() -> set[str]:
+        t = pq.read_table(project.out / "storage" / "enriched_chunks" / "nl" / "document.parquet")
+        return {m for c in table_to_chunks(t) for m in c.meta.mentioned_entities}
+
+    with dg.instance_for_test(temp_dir=str(project.home)) as instance:
+        assert doc in register_languages(instance, project)
+        materialize_partition(defs, instance, *doc)
+        assert "Catharina Gasthuis" in mentions()  # known from the registry only (no type keyword in the name)
+        unchanged = materialize_partition(defs, instance, *doc)
+        assert metadata(unchanged, "enriched_chunks")["reused"] is True
+        (project.data / "raw" / "csv_registry" / "musea.csv").write_text(REGISTRY.format(name="Museum Gouda"),
+                                                                         encoding="utf-8")
+        again = materialize_partition(defs, instance, *doc)
+        enriched = metadata(again, "enriched_chunks")
+        assert enriched["reused"] is False and enriched["enriched_now"] == 0
+        assert enriched["mentions_refreshed"] == enriched["dagster/row_count"] > 0
+        assert "Catharina Gasthuis" not in mentions()
 
 
 def test_an_enrichment_config_change_reuses_chunks_and_recomputes_every_enriched_row(tmp_path):

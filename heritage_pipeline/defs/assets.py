@@ -40,6 +40,7 @@ from ..dedup import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
 from ..discovery import RawSource, discover, sources_to_table, table_to_sources
 from ..incremental import (add_row_keys, chained_version, digest, read_if_code_version, read_if_version, read_table,
                            reusable_rows, source_hash, stored_versions, with_versions)
+from ..entities import annotate_heritage, copy_annotation, heritage_version, mention_context_key
 from ..index import (build_fts, chunk_rows, indexed_partition_versions, indexed_partitions, open_table, refresh_fts,
                      sync_partitions)
 from ..models import Chunk, QuarantineRecord, chunks_to_table, table_to_chunks, table_vectors
@@ -312,6 +313,12 @@ def chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokeni
 def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResource, embedder: EmbedderResource,
                     chunks: pa.Table) -> dg.Output[pa.Table]:
     step = PartitionStep(context, settings, [chunks], embedder)
+    cfg = settings.chunking()
+    # heritage mentions also depend on the registries' names (the gazetteer, possibly in another partition): they key
+    # the data version, so an edited registry makes every partition recompute, reusing its enriched rows (below)
+    gazetteer = heritage_version(cfg, settings.data_path)
+    if step.data_version is not None and chunks.num_rows:  # (no chunks: no mentions to depend on it)
+        step.data_version = digest(step.data_version, gazetteer)
     if (stored := step.stored()) is not None:
         return step.reuse(stored, {"enriched_now": 0, "passages_embedded_now": 0})
     items = table_to_chunks(chunks)
@@ -321,21 +328,33 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     todo = [c for c, k in zip(items, keys) if k not in reuse]
     cache = embedder.cache()
     try:
-        P.enrich_stage(todo, settings.chunking(), embedder.get() if todo else None, embedder.config(), cache)
+        P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache, data_dir=settings.data_path)
         embedded_now = cache.misses if cache else len(todo)
     finally:
         if cache:
             cache.close()
+    reannotated = 0
     if len(todo) < len(items):
         wanted = [k for k in keys if k in reuse]
         old = dict(zip(wanted, table_to_chunks(previous.take([reuse[k][0] for k in wanted]))))
+        if (previous.schema.metadata or {}).get(GAZETTEER_KEY, b"").decode() != gazetteer:
+            # the gazetteer changed since these rows were enriched: redo only their heritage mentions (rule-based,
+            # cheap) on their un-enriched originals, whole coreference contexts at a time (the keys group them)
+            originals = {k: c for c, k in zip(items, keys) if k in reuse}
+            annotate_heritage(list(originals.values()), cfg, settings.data_path)
+            for k, c in originals.items():
+                copy_annotation(c, old[k])
+            reannotated = len(originals)
         fresh = iter(todo)
         items = [old[k] if k in reuse else next(fresh) for k in keys]
     crumbs = {breadcrumb(c.meta.anchors) for c in items if c.meta.anchors}
-    return step.output(add_row_keys(chunks_to_table(items), keys), {
+    table = add_row_keys(chunks_to_table(items), keys)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), GAZETTEER_KEY: gazetteer.encode()})
+    return step.output(table, {
         "dagster/row_count": len(items),
         "enriched_now": len(todo),
         "reused_rows": len(items) - len(todo),
+        "mentions_refreshed": reannotated,
         "passages_embedded_now": embedded_now,
         "with_keywords": sum(1 for c in items if c.meta.keywords),
         "with_entities": sum(1 for c in items if c.meta.entities),
@@ -345,12 +364,13 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     })
 
 
+GAZETTEER_KEY = b"heritage.gazetteer"  # schema metadata of enriched_chunks: the gazetteer its mentions come from
+
+
 def enrichment_keys(items: list[Chunk], records: list[str]) -> list[str]:
     """Row keys for reusing enrichment: each chunk's record hashed with every record of its coreference context
     (:func:`~heritage_pipeline.entities.mention_context_key`), so an edited chunk re-enriches its whole document or
     conversation (mentions resolve across it) while an edited registry row re-enriches that row only."""
-    from ..entities import mention_context_key
-
     groups: dict[tuple, list[str]] = {}
     ctx = [mention_context_key(c) for c in items]
     for k, r in zip(ctx, records):

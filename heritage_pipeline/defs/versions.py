@@ -56,8 +56,8 @@ STAGES: dict[str, StageInputs] = {
     "chunks": StageInputs(chunking=("mode", "tokenizer", "hierarchy", "sliding_window", "domains", "sources",
                                     "quality.length", "context.parent_titles"),
                           modules=("chunking",)),
-    # context.entities also brings the gazetteer's content (config_hash); pipeline.py is hashed as a file, so the
-    # modules it calls into are listed here
+    # pipeline.py is hashed as a file, so the modules it calls into are listed here. The registries' names (the
+    # gazetteer) are data, not config: they key enriched_chunks' data version (defs/assets.py), not its code version
     "enriched_chunks": StageInputs(chunking=("context.keywords", "context.entities", "context.section_embedding",
                                              "context.tables", "quality.readability", "quality.length"),
                                    pipeline=EMBEDDER, modules=("enrich", "entities", "quality", "embedding", "langid"),
@@ -82,15 +82,10 @@ def _select(dumped: dict[str, Any], key: str) -> Any:
 
 
 def config_hash(stage: str, chunking: ChunkingConfig, pipeline: PipelineConfig) -> str:
-    """12-hex-digit SHA-256 of the config keys that shape ``stage`` (JSON, sorted keys), plus the gazetteer's
-    content (:func:`~heritage_pipeline.entities.gazetteer_fingerprint`) for the stages that find entity mentions."""
+    """12-hex-digit SHA-256 of the config keys that shape ``stage`` (JSON, sorted keys)."""
     spec = STAGES[stage]
     c, p = chunking.model_dump(mode="json"), pipeline.model_dump(mode="json")
     parts = {f"chunking:{k}": _select(c, k) for k in spec.chunking} | {f"pipeline:{k}": _select(p, k) for k in spec.pipeline}
-    if "context.entities" in spec.chunking:  # mentions depend on the registries' names, not only on the config
-        from ..entities import gazetteer_fingerprint
-
-        parts["gazetteer"] = gazetteer_fingerprint(chunking.context.entities.gazetteer)
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
 
 
