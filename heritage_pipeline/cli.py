@@ -280,6 +280,8 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
         for line in qf.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 records.append(QuarantineRecord.model_validate_json(line))
+    # a file refused at discovery is also recorded by the parse stage: list each (path, reason) once
+    records = list({(r.path, r.reason): r for r in records}.values())
     skipped = [s for s in sources if s.status == "skipped"]
     write_quarantine(records, out / "quarantine.jsonl")
     if records or skipped:
@@ -324,16 +326,22 @@ def _rows(path: Path) -> int:
 
 # ---------------------------------------------------------------------------------------------------------- chunk
 def _expand(paths: list[str]) -> list[Path]:
+    """The input files of ``paths`` (folders expanded to their supported files), each once, in order. Raises
+    FileNotFoundError naming a path that does not exist (a usage error, not a bad input)."""
     from .discovery import EXTENSION_TYPES, is_ignored
 
-    out: list[Path] = []
+    out: dict[Path, Path] = {}
     for p in map(Path, paths):
         if p.is_dir():
-            out.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in EXTENSION_TYPES
-                              and not is_ignored(f.name)))
+            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in EXTENSION_TYPES
+                           and not is_ignored(f.name))
+        elif p.exists():
+            found = [p]
         else:
-            out.append(p)
-    return out
+            raise FileNotFoundError(f"{p}: no such file or directory")
+        for f in found:
+            out.setdefault(f.resolve(), f)  # the same file named twice (or via its folder) is read once
+    return list(out.values())
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
@@ -347,7 +355,14 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         err.print(str(exc))
         return 2
     pcfg = load_pipeline_config(args.pipeline_config)
-    files = _expand(args.paths)
+    if Path(args.out).is_dir():
+        err.print(f"--out {args.out}: is a folder; give the path of the JSONL file to write")
+        return 2
+    try:
+        files = _expand(args.paths)
+    except FileNotFoundError as exc:
+        err.print(str(exc))
+        return 2
     if not files:
         err.print("no input files")
         return 2

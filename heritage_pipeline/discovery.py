@@ -168,9 +168,11 @@ def detect_source_language(text: str, source_type: str) -> str:
 
 
 def _json_strings(text: str) -> list[str]:
+    """Message texts of a conversation export, for language detection only (at most ~200; [] when the JSON is
+    invalid or nested too deeply: the parse stage then quarantines the file with the reason)."""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return []
     out: list[str] = []
 
@@ -187,5 +189,8 @@ def _json_strings(text: str) -> list[str]:
             for x in v:
                 walk(x)
 
-    walk(data)
+    try:
+        walk(data)
+    except RecursionError:
+        return out
     return out

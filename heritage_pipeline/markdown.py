@@ -39,6 +39,7 @@ import re
 from functools import lru_cache
 
 from .structure import Block, ParsedDocument, Section
+from .text import normalize_inner
 
 # "Blank" characters: whitespace other than LF, and U+FEFF (a line of only these is a blank line).
 _BL = r"(?:[^\S\n]|\ufeff)"
@@ -82,8 +83,9 @@ _SPECIAL_FIRST_OR_INDENT = _SPECIAL_FIRST | frozenset(" \t\ufeff\u00a0")
 
 def clean_heading(raw: str) -> str:
     """Heading text without markup: closing ``#``s, ``{ #id }`` attribute lists, inline HTML tags and entities
-    removed, whitespace collapsed. The words themselves are never dropped (``# <i>Title</i>`` -> ``Title``)."""
-    s = raw.strip()
+    removed, whitespace collapsed, and the chunk text's normalisation applied (BOMs dropped, odd spaces, NFC: the
+    breadcrumb reads like the text). The words themselves are never dropped (``# <i>Title</i>`` -> ``Title``)."""
+    s = raw.strip() if raw.isascii() else normalize_inner(raw).strip()
     if "#" not in s and "<" not in s and "&" not in s and "{" not in s:  # plain words: only whitespace to collapse
         return " ".join(s.split())
     s = _CLOSING_HASHES.sub("", s)

@@ -234,13 +234,11 @@ def _map_row(header: list[str], row: list[str], mapping: RegistryMapping | None)
         if not value:
             continue
         slot = mapping.columns.get(col) if mapping else None
-        if slot:
-            if slot in slots and slots[slot] != value:
-                slots[slot] = f"{slots[slot]}; {value}"
-            else:
-                slots[slot] = value
+        target, key = (slots, slot) if slot else (extra, col)
+        if key in target and target[key] != value:  # two columns of one name or slot: keep both values
+            target[key] = f"{target[key]}; {value}"
         else:
-            extra[col] = value
+            target[key] = value
     return slots, extra
 
 

@@ -120,6 +120,18 @@ def _implausible(text: str) -> int:
     return bad
 
 
+# A file that is not valid UTF-8 is still taken for UTF-8 with corrupt bytes when at least this many valid multi-byte
+# characters occur, and this many per invalid sequence (CP1252 text rarely forms valid UTF-8 pairs, and then few).
+UTF8_EVIDENCE = 4
+
+
+def mostly_non_ascii(text: str) -> bool:
+    """True when more than half of the (at least 16) non-space characters are non-ASCII: not Western single-byte
+    text (which is mostly ASCII) but binary data or another script's code page read as one."""
+    letters = [ch for ch in text if not ch.isspace()]
+    return len(letters) >= 16 and sum(1 for ch in letters if ord(ch) > 0x7F) > len(letters) // 2
+
+
 def decode_bytes(data: bytes, *, name: str = "<bytes>") -> DecodedText:
     """Decode raw file bytes with their real encoding; never mangles text silently.
 
@@ -131,8 +143,10 @@ def decode_bytes(data: bytes, *, name: str = "<bytes>") -> DecodedText:
 
     Why not ``charset-normalizer`` alone: on short registry files it picked cp1250 for CP1252 Dutch text and turned
     ``Belvédère`` into ``Belvédčre`` (measured; its language model needs more text than a registry row has).
-    Raises :class:`DecodeError` naming ``name`` for binary data (NUL bytes in a non-UTF-16 file) or bytes no
-    candidate decodes.
+    Raises :class:`DecodeError` naming ``name`` for binary data (NUL bytes in a non-UTF-16 file), for UTF-8 text
+    with corrupt bytes (at least :data:`UTF8_EVIDENCE` valid multi-byte characters, and that many per invalid
+    sequence: a single-byte reading would mangle every accented letter), for bytes that only decode to mostly non-ASCII characters (binary data, or a
+    non-Latin code page such as cp1251), or bytes no candidate decodes.
     """
     if data.startswith(codecs.BOM_UTF8):
         try:
@@ -159,6 +173,14 @@ def decode_bytes(data: bytes, *, name: str = "<bytes>") -> DecodedText:
                 return DecodedText(data.decode(enc), f"{codecs.lookup(enc).name} (declared)", False)
         except (LookupError, UnicodeDecodeError):
             pass
+    lenient = data.decode("utf-8", errors="replace")
+    n_bad = lenient.count("\ufffd")
+    n_multi = sum(1 for ch in lenient if ord(ch) > 0x7F) - n_bad
+    if n_multi >= UTF8_EVIDENCE and n_multi >= UTF8_EVIDENCE * n_bad:
+        # valid multi-byte UTF-8 characters outnumber the broken bytes: a UTF-8 file with corrupt bytes. A single-byte
+        # decoding would turn every one of its accented letters into two wrong characters (Musée -> MusÃ©e).
+        raise DecodeError(f"{name}: UTF-8 text with {n_bad} invalid byte sequence(s), the first at byte {first_bad}; "
+                          "repair or re-save the file as UTF-8")
     candidates: list[tuple[int, int, str, str]] = []
     for rank, enc in enumerate(SINGLE_BYTE_ENCODINGS):
         try:
@@ -172,6 +194,10 @@ def decode_bytes(data: bytes, *, name: str = "<bytes>") -> DecodedText:
     bad, _, enc, text = candidates[0]
     if sum(1 for ch in text if unicodedata.category(ch) == "Cc" and ch not in "\t\n\r\f") > max(8, len(text) // 200):
         raise DecodeError(f"{name}: decodes as {enc} only with many control characters; likely binary")
+    if mostly_non_ascii(text):
+        # Western single-byte text is mostly ASCII; this is binary data or another script's code page (e.g. cp1251)
+        raise DecodeError(f"{name}: not UTF-8, and as {enc} most characters would be non-ASCII: binary data or an "
+                          "unsupported encoding (re-save the file as UTF-8)")
     label = enc
     rivals = [(e, t) for b2, _, e, t in candidates[1:] if b2 == bad and t != text]
     if rivals:

@@ -48,3 +48,17 @@ def test_chunk_command_applies_mode_and_domain(tmp_path):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert rows and all(r["meta"]["domain"] == "faq" for r in rows)
     assert any(r["text"].count("## Article") >= 2 for r in rows)  # sliding windows cross sections
+
+
+def test_chunk_command_usage_errors_and_inputs_named_twice(tmp_path, capsys):
+    md = tmp_path / "docs" / "page.md"
+    md.parent.mkdir()
+    md.write_text("# Page\n\nA page about the reading room of the city archive and its opening hours.\n")
+    out = tmp_path / "out.jsonl"
+    # the same file named twice (and through its folder) is read once: no duplicate ids, exit 0
+    assert main(["chunk", str(md.parent), str(md), str(md), "--out", str(out), "--no-model"]) == 0
+    assert len(out.read_text().splitlines()) == 1
+    assert main(["chunk", str(tmp_path / "missing.md"), "--out", str(out), "--no-model"]) == 2
+    assert "missing.md: no such file or directory" in capsys.readouterr().err
+    assert main(["chunk", str(md), "--out", str(tmp_path), "--no-model"]) == 2
+    assert "is a folder" in capsys.readouterr().err

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heritage_pipeline.discovery import discover, load_source
-from heritage_pipeline.text import DecodeError, decode_bytes
+from heritage_pipeline.text import UTF8_EVIDENCE, DecodeError, decode_bytes, mostly_non_ascii
 
 FIX = Path(__file__).parent / "fixtures"
 
@@ -33,6 +33,16 @@ def test_cp1252_text_is_never_mangled(text):
             continue  # bytes that are also valid UTF-8 (e.g. "Â§") are read as UTF-8, the standard choice
         except UnicodeDecodeError:
             pass
+        lenient = data.decode("utf-8", errors="replace")
+        n_bad = lenient.count("\ufffd")
+        n_multi = sum(1 for ch in lenient if ord(ch) > 0x7F) - n_bad
+        if mostly_non_ascii(text) or (n_multi >= UTF8_EVIDENCE and n_multi >= UTF8_EVIDENCE * n_bad):
+            # unnatural strings (mostly accented signs, or many accidental UTF-8 pairs) may be refused, never mangled
+            try:
+                assert decode_bytes(data, name="t").text == text
+            except DecodeError:
+                pass
+            continue
         decoded = decode_bytes(data, name="t")
         assert decoded.text == text, (enc, decoded.encoding)
 
@@ -86,3 +96,17 @@ def test_unknown_extension_is_skipped_with_reason(tmp_path):
     f.write_text("hello")
     src = load_source(f)
     assert src.status == "skipped" and "unsupported file type .xyz" in src.reason
+
+
+def test_json_nested_too_deeply_is_quarantined_not_fatal(tmp_path):
+    """A hostile conversation file (100 000 nested arrays) must not stop discovery; the parse stage quarantines it."""
+    from heritage_pipeline.config import load_chunking_config
+    from heritage_pipeline.pipeline import parse_sources
+
+    folder = tmp_path / "raw" / "conversation"
+    folder.mkdir(parents=True)
+    (folder / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    sources = discover(tmp_path)
+    assert [s.path for s in sources] == ["raw/conversation/deep.json"]
+    result = parse_sources(sources, load_chunking_config())
+    assert [(q.path, q.reason) for q in result.quarantined] == [("raw/conversation/deep.json", "JSON nested too deeply")]

@@ -178,3 +178,12 @@ def test_boms_are_ignored_at_line_starts():
 def test_huge_line_without_whitespace_is_one_block():
     text = "# T\n\n" + "x" * 400_000 + "\n\ntail\n"
     assert [b.kind for b in scan_blocks(text)] == ["heading", "paragraph", "paragraph"]
+
+
+def test_heading_titles_get_the_text_normalisation():
+    """A BOM or odd space inside a heading does not leak into anchors / breadcrumbs (the chunk text drops it)."""
+    from heritage_pipeline.markdown import clean_heading
+
+    assert clean_heading("Section 1 \ufeff title\u00a0 ") == "Section 1 title"
+    assert clean_heading("Titre\ufeff") == "Titre"
+    assert clean_heading("Cafe\u0301") == "Caf\u00e9"  # NFC, like the text

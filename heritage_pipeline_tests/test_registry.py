@@ -176,3 +176,10 @@ def test_csv_writer_output_round_trips(rows):
         for col, value in zip(("name", "city", "note"), r):
             folded = " ".join(value.replace("\r", "\n").split("\n")).strip()
             assert sec.meta["extra"].get(col, "") == folded
+
+
+def test_duplicate_column_names_keep_every_value():
+    from heritage_pipeline.registry import _map_row
+
+    slots, extra = _map_row(["name", "name", "city", "city"], ["Rijksmuseum", "RM", "Amsterdam", "NL"], None)
+    assert extra == {"name": "Rijksmuseum; RM", "city": "Amsterdam; NL"} and slots == {}

@@ -77,3 +77,22 @@ def test_token_ends_are_the_utf8_ends_of_the_tokens(tokenizer, s):
     assert int(ends[-1]) == len(raw)
     pieces = [tokenizer._enc.decode_single_token_bytes(t) for t in tokenizer.encode(s)]
     assert list(ends) == [sum(len(p) for p in pieces[: i + 1]) for i in range(len(pieces))]
+
+
+def test_utf8_with_a_corrupt_byte_is_refused_not_mangled():
+    """One bad byte in a UTF-8 file must not turn every accented letter into mojibake (Musée -> Mus√©e)."""
+    data = "Le Musée d'Orsay et la Bibliothèque nationale.\n".encode("utf-8") * 20 + b"\xff\n"
+    with pytest.raises(DecodeError, match=r"x\.md: UTF-8 text with 1 invalid byte sequence\(s\), the first at byte"):
+        decode_bytes(data, name="x.md")
+
+
+def test_random_high_bytes_and_cyrillic_code_pages_are_refused():
+    import random
+
+    rnd = random.Random(3)
+    with pytest.raises(DecodeError, match="binary data or an unsupported encoding"):
+        decode_bytes(bytes(rnd.randrange(0x80, 0x100) for _ in range(4096)), name="noise.md")
+    with pytest.raises(DecodeError, match="unsupported encoding"):
+        decode_bytes("Государственный исторический музей в Москве".encode("cp1251"), name="ru.md")
+    # genuine CP1252 text still decodes as written
+    assert decode_bytes("Museum Belvédère, Oranjewoud; café".encode("cp1252")).text == "Museum Belvédère, Oranjewoud; café"
