@@ -255,6 +255,24 @@ def _first_failure(res) -> str:
     return "failed"
 
 
+def _parts_left_out(storage: Path, partitions) -> Counter:
+    """Parts of parsed files deliberately left out (e.g. conversation messages under the minimum length), per
+    partition key, from the stored ``parsed_sections``."""
+    import pyarrow.parquet as pq
+
+    from .defs.partitions import partition_key_str
+
+    out: Counter = Counter()
+    for st, lang in partitions:
+        path = storage / "parsed_sections" / lang / f"{st}.parquet"
+        if path.exists():
+            for raw in pq.read_table(path, columns=["structure"]).column("structure").to_pylist():
+                n = len(json.loads(raw or "{}").get("skipped", []))
+                if n:
+                    out[partition_key_str(st, lang)] += n
+    return out
+
+
 def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: list[str]) -> None:
     import pyarrow.parquet as pq
 
@@ -305,7 +323,11 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
     md = out / "ablation" / "ablation.md"
     if md.exists():
         print(md.read_text(encoding="utf-8"), flush=True)
-    console.print(f"final chunks: {total}; index rows: {index_rows}; quarantined: {len(records)}; skipped: {len(skipped)}")
+    left_out = _parts_left_out(storage, partitions)
+    console.print(f"final chunks: {total}; index rows: {index_rows}; quarantined: {len(records)}; skipped: {len(skipped)}"
+                  + (f"; parts left out by the parsers: {sum(left_out.values())} (" +
+                     ", ".join(f"{k} {v}" for k, v in sorted(left_out.items())) +
+                     "; listed in parsed_sections' `skipped_items` metadata)" if left_out else ""))
     console.print(f"outputs: {out / 'chunks.jsonl'}, {out / 'lancedb'}, {out / 'ablation'}, {out / 'quarantine.jsonl'}")
     console.print(f"wall time: {elapsed:.1f} s")
     if failures:

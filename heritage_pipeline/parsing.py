@@ -88,7 +88,10 @@ def parse_source(src: RawSource, config: ChunkingConfig) -> ParseOutcome:
                                                     source_type=src.source_type)])
     quarantined = [QuarantineRecord(path=f"{src.path}#{loc}", reason=why, stage="parse", source_type=src.source_type)
                    for loc, why in problems]
-    return ParseOutcome(doc, quarantined, [f"{src.path}: {s}" for s in doc.skipped])
+    skipped = [f"{src.path}: {s}" for s in doc.skipped]
+    if not doc.blocks and not doc.skipped and not problems:  # e.g. a header-only registry, a page of scripts only
+        skipped.append(f"{src.path}: no text to chunk (the file parsed but holds no content)")
+    return ParseOutcome(doc, quarantined, skipped)
 
 
 # ------------------------------------------------------------------------------------------------ Arrow storage

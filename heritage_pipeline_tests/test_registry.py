@@ -183,3 +183,15 @@ def test_duplicate_column_names_keep_every_value():
 
     slots, extra = _map_row(["name", "name", "city", "city"], ["Rijksmuseum", "RM", "Amsterdam", "NL"], None)
     assert extra == {"name": "Rijksmuseum; RM", "city": "Amsterdam; NL"} and slots == {}
+
+
+def test_a_header_only_registry_is_reported_as_holding_no_content(tmp_path):
+    from heritage_pipeline.config import load_chunking_config
+    from heritage_pipeline.discovery import load_source
+    from heritage_pipeline.parsing import parse_source
+
+    f = tmp_path / "empty.csv"
+    f.write_text("naam_organisatie;postadres_plaats\n", encoding="utf-8")
+    out = parse_source(load_source(f, source_type="csv_registry"), load_chunking_config())
+    assert out.doc is not None and not out.quarantined
+    assert out.skipped == [f"{out.doc.source_path}: no text to chunk (the file parsed but holds no content)"]
