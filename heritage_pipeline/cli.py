@@ -18,6 +18,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# LanceDB's Rust log: warnings such as "No existing dataset ... will be created" or the hybrid-query note that
+# _score is not selected are not about the user's data; errors still show (LANCE_LOG=warn brings them back)
+os.environ.setdefault("LANCE_LOG", "error")
 
 import warnings  # noqa: E402
 
