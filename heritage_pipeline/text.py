@@ -145,8 +145,8 @@ def decode_bytes(data: bytes, *, name: str = "<bytes>") -> DecodedText:
     ``Belvédère`` into ``Belvédčre`` (measured; its language model needs more text than a registry row has).
     Raises :class:`DecodeError` naming ``name`` for binary data (NUL bytes in a non-UTF-16 file), for UTF-8 text
     with corrupt bytes (at least :data:`UTF8_EVIDENCE` valid multi-byte characters, and that many per invalid
-    sequence: a single-byte reading would mangle every accented letter), for bytes that only decode to mostly non-ASCII characters (binary data, or a
-    non-Latin code page such as cp1251), or bytes no candidate decodes.
+    sequence: a single-byte reading would mangle every accented letter), for bytes that only decode to mostly
+    non-ASCII characters (binary data, or a non-Latin code page such as cp1251), or bytes no candidate decodes.
     """
     if data.startswith(codecs.BOM_UTF8):
         try:
@@ -177,7 +177,7 @@ def decode_bytes(data: bytes, *, name: str = "<bytes>") -> DecodedText:
     n_bad = lenient.count("\ufffd")
     n_multi = sum(1 for ch in lenient if ord(ch) > 0x7F) - n_bad
     if n_multi >= UTF8_EVIDENCE and n_multi >= UTF8_EVIDENCE * n_bad:
-        # valid multi-byte UTF-8 characters outnumber the broken bytes: a UTF-8 file with corrupt bytes. A single-byte
+        # valid multi-byte UTF-8 characters far outnumber the broken bytes: a UTF-8 file with corrupt bytes. A single-byte
         # decoding would turn every one of its accented letters into two wrong characters (Musée -> MusÃ©e).
         raise DecodeError(f"{name}: UTF-8 text with {n_bad} invalid byte sequence(s), the first at byte {first_bad}; "
                           "repair or re-save the file as UTF-8")
