@@ -99,6 +99,17 @@ def module_closure(*modules: str) -> tuple[Path, ...]:
     return tuple(sorted(set(seen.values())))
 
 
+@lru_cache(maxsize=64)
+def _module_sources(*modules: str) -> tuple[str | bytes, ...]:
+    """(relative path, source bytes) of every file of :func:`module_closure`, read once per process: every step of
+    every run asks for its code version, and the code that runs is the code imported at start (an edit needs a
+    reload either way)."""
+    out: list[str | bytes] = []
+    for p in module_closure(*modules):
+        out += [p.relative_to(PACKAGE_DIR.parent).as_posix(), p.read_bytes()]
+    return tuple(out)
+
+
 def source_hash(*modules: str, files: Iterable[str | Path] = ()) -> str:
     """12-hex-digit hash of the source of ``modules`` and their transitive package imports, plus extra data files
     or folders that shape the output (e.g. ``configs/csv_mappings.yaml``; a folder hashes every file below it; a
@@ -107,9 +118,7 @@ def source_hash(*modules: str, files: Iterable[str | Path] = ()) -> str:
     Used in Dagster code versions so that a code change, not only a config change, marks an asset unsynced and
     invalidates reuse of its stored outputs.
     """
-    parts: list[str | bytes] = []
-    for p in module_closure(*modules):
-        parts += [p.relative_to(PACKAGE_DIR.parent).as_posix(), p.read_bytes()]
+    parts: list[str | bytes] = list(_module_sources(*modules))
     for f in files:
         fp = Path(f)
         if fp.is_dir():  # every file below it, by relative path
