@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
@@ -190,6 +191,35 @@ def read_if_code_version(path, code_version: str) -> pa.Table | None:
 
 
 # ----------------------------------------------------------------------------------------------------- row reuse
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to a temporary name beside ``path`` (unique per process), then rename it: readers see
+    the old file or the new one, never a part."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def _marker(path: Path) -> Path:
+    return path.with_name(path.name + ".data_version")
+
+
+def write_version_marker(path: str | Path, data_version: str) -> None:
+    """Record, beside a side file (a quarantine list, the JSONL export) written outside the IO manager, the data
+    version it was written for. Written after the file itself, so a crash between the two reads as out of date."""
+    write_text_atomic(_marker(Path(path)), data_version)
+
+
+def is_current(path: str | Path, data_version: str | None) -> bool:
+    """True when the side file ``path`` exists and its marker (:func:`write_version_marker`) says ``data_version``."""
+    path = Path(path)
+    try:
+        return path.exists() and _marker(path).read_text(encoding="utf-8") == data_version
+    except OSError:
+        return False
+
+
 def reusable_rows(previous: pa.Table | None, keys: list[str]) -> dict[str, list[int]]:
     """Rows of ``previous`` to reuse for each wanted row key: ``{key: [row indices in previous]}``.
 

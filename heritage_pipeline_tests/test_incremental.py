@@ -311,3 +311,18 @@ def test_a_corrupt_stored_output_is_recomputed(tmp_path):
         assert metadata(res, "chunks")["reused"] is False
         assert pq.read_table(path).num_rows == metadata(res, "chunks")["dagster/row_count"] > 0
         assert metadata(res, "enriched_chunks")["reused"] is True  # same content again: downstream still reusable
+
+
+def test_side_file_markers(tmp_path):
+    """A side file counts as current only when it exists and its marker, written after it, names the version."""
+    from heritage_pipeline.incremental import is_current, write_text_atomic, write_version_marker
+
+    f = tmp_path / "q" / "document.jsonl"
+    assert not is_current(f, "v1")
+    write_text_atomic(f, "line\n")
+    assert not is_current(f, "v1")  # written, marker not yet: a crash here reads as out of date
+    write_version_marker(f, "v1")
+    assert is_current(f, "v1") and not is_current(f, "v2")
+    f.unlink()
+    assert not is_current(f, "v1")
+    assert [p.name for p in f.parent.iterdir()] == ["document.jsonl.data_version"]  # no temporary file left

@@ -38,9 +38,10 @@ from ..chunking import breadcrumb
 from ..config import DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, SOURCE_TYPES, load_chunking_config, load_pipeline_config
 from ..dedup import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
 from ..discovery import RawSource, discover, sources_to_table, table_to_sources
-from ..incremental import (add_row_keys, chained_version, digest, read_if_code_version, read_if_version, read_table,
-                           reusable_rows, source_hash, stored_versions, with_versions)
 from ..entities import annotate_heritage, copy_annotation, heritage_version, mention_context_key
+from ..incremental import (add_row_keys, chained_version, digest, is_current, read_if_code_version, read_if_version,
+                           read_table, reusable_rows, source_hash, stored_versions, with_versions, write_text_atomic,
+                           write_version_marker)
 from ..index import (build_fts, chunk_rows, indexed_partition_versions, indexed_partitions, open_table, refresh_fts,
                      sync_partitions)
 from ..models import Chunk, QuarantineRecord, chunks_to_table, table_to_chunks, table_vectors
@@ -228,8 +229,7 @@ def _file_key(src: RawSource) -> str:
 def parsed_sections(context: dg.AssetExecutionContext, settings: SettingsResource, raw_sources: pa.Table) -> dg.Output[pa.Table]:
     step = PartitionStep(context, settings, [raw_sources])
     quarantine_path = settings.output_path / "storage" / "quarantine" / step.lang / f"{step.source_type}.jsonl"
-    quarantine_marker = quarantine_path.with_name(quarantine_path.name + ".data_version")
-    if (stored := step.stored()) is not None and quarantine_path.exists() and _read_text(quarantine_marker) == step.data_version:
+    if (stored := step.stored()) is not None and is_current(quarantine_path, step.data_version):
         return step.reuse(stored, {"files_parsed_now": 0, "files_reused": len(set(stored.column("source_path").to_pylist()))})
     sources = table_to_sources(raw_sources)
     keys = {s.path: _file_key(s) for s in sources}
@@ -264,9 +264,7 @@ def parsed_sections(context: dg.AssetExecutionContext, settings: SettingsResourc
             quarantined += [QuarantineRecord.model_validate(r) for r in json.loads(q or "[]")]
     P.write_quarantine(quarantined, quarantine_path)
     if step.data_version is not None:  # the quarantine file belongs to this version (a crash or revert recomputes)
-        tmp = quarantine_marker.with_name(quarantine_marker.name + ".tmp")
-        tmp.write_text(step.data_version, encoding="utf-8")
-        tmp.replace(quarantine_marker)
+        write_version_marker(quarantine_path, step.data_version)
     return step.output(table, {
         "dagster/row_count": table.num_rows,
         "documents": table.num_rows,
@@ -529,8 +527,7 @@ def lancedb_index(context: dg.AssetExecutionContext, settings: SettingsResource,
     code_changed = any(not indexed[k].startswith(f"{cv}:") for k in changed if k in indexed)
     data_version = digest("lancedb_index", cv, *(f"{k}={v}" for k, (v, _) in sorted(current.items())))
     jsonl = settings.output_path / "chunks.jsonl"
-    jsonl_marker = jsonl.with_name(jsonl.name + ".data_version")  # written after the JSONL: a crash rewrites it
-    jsonl_stale = not jsonl.exists() or _read_text(jsonl_marker) != data_version
+    jsonl_stale = not is_current(jsonl, data_version)
     tables = {k: read_table(path) for k, (_, path) in current.items()} if (changed or removed or jsonl_stale) else {}
     if changed or removed:
         parts = {}
@@ -552,9 +549,7 @@ def lancedb_index(context: dg.AssetExecutionContext, settings: SettingsResource,
     if tables:
         all_chunks = [c for k in sorted(tables) for c in table_to_chunks(tables[k])]
         n_lines = P.write_jsonl(sorted(all_chunks, key=lambda c: c.id), jsonl, settings.chunking().outputs.fields)
-        tmp = jsonl_marker.with_name(jsonl_marker.name + ".tmp")
-        tmp.write_text(data_version, encoding="utf-8")
-        tmp.replace(jsonl_marker)
+        write_version_marker(jsonl, data_version)
     per_partition = indexed_partitions(lancedb.uri, lancedb.table)
     return dg.MaterializeResult(data_version=dg.DataVersion(data_version), metadata={
         "dagster/row_count": rows, "partitions": n_parts, "index_bytes": index_bytes, "lancedb_version": version,
@@ -563,13 +558,6 @@ def lancedb_index(context: dg.AssetExecutionContext, settings: SettingsResource,
         "jsonl_lines": n_lines if n_lines is not None else rows, "data_version": data_version[:16],
         "chunks_per_partition": dg.MetadataValue.md(_md_table(sorted(per_partition.items()), ("partition", "chunks"))),
     })
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        return None
 
 
 def _dir_bytes(uri: str) -> int:
@@ -633,11 +621,9 @@ def ablation_report(context: dg.AssetExecutionContext, settings: SettingsResourc
             if cache:
                 cache.close()
         rows, md, recommendations, paths = result.rows, result.markdown, result.recommendations, result.paths
-        memo_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = memo_path.with_name(memo_path.name + ".tmp")
-        tmp.write_text(json.dumps({"data_version": memo, "recommendations": recommendations}, ensure_ascii=False,
-                                  default=str) + "\n", encoding="utf-8")
-        tmp.replace(memo_path)  # written last: a crash before this recomputes the report next time
+        # written last: a crash before this recomputes the report next time
+        write_text_atomic(memo_path, json.dumps({"data_version": memo, "recommendations": recommendations},
+                                                ensure_ascii=False, default=str) + "\n")
     plot = Path(paths.get("plot", ""))
     metadata = {
         "report": dg.MetadataValue.md(md),
