@@ -6,7 +6,9 @@ them all), over the same Markdown corpus (default: every ``.md`` file of ``../sh
 
 * ``tiktoken_encode``: ``encode_ordinary`` of each document alone, the floor any token-exact chunker pays;
 * ``heritage``: :func:`heritage_pipeline.chunk_text` with the project defaults (hybrid, 700 tokens, 20 % overlap,
-  hard cap 1200 tokens on prefix + text);
+  hard cap 1200 tokens on prefix + text), counting with its default backend (rs-bpe, identical ids to tiktoken);
+* ``heritage_tiktoken``: the same counting with tiktoken (``tokenizer_backend: tiktoken``), to show what the engine
+  alone gains;
 * ``heritage_cap700``: the same with the hard cap at 700 tokens, the peers' budget;
 * ``chonkie_recursive``: Chonkie ``RecursiveChunker(chunk_size=700)`` with the same cl100k encoding (it has no
   overlap option);
@@ -211,6 +213,8 @@ def make_contestants(names: list[str]) -> dict[str, tuple[Callable[[], Peer], in
         "heritage": (heritage(size_tokens=TARGET, overlap_ratio=OVERLAP_RATIO), cap, _normalized_exact, False),
         "heritage_cap700": (heritage(size_tokens=TARGET, overlap_ratio=OVERLAP_RATIO, max_tokens=TARGET), TARGET,
                             _normalized_exact, False),
+        "heritage_tiktoken": (heritage(size_tokens=TARGET, overlap_ratio=OVERLAP_RATIO, tokenizer_backend="tiktoken"),
+                              cap, _normalized_exact, False),
         "chonkie_recursive": (chonkie_recursive, TARGET, _raw_exact, False),
         "textsplitter_md": (textsplitter_md, TARGET, _raw_exact, False),
     }
@@ -225,7 +229,7 @@ def run(corpus: Path, names: list[str], reps: int, budget_s: float, max_mb: floa
     paths, docs, nbytes = load_corpus(corpus, max_mb)
     if not docs:
         raise SystemExit(f"no Markdown files under {corpus}")
-    tok = get_tokenizer("cl100k")
+    tok = get_tokenizer("cl100k", "tiktoken")  # the counters check every chunk against tiktoken itself
     blocks = [find_blocks(d) for d in docs]
     n_code = sum(len(b[0]) for b in blocks)
     n_tab = sum(len(b[1]) for b in blocks)
@@ -378,7 +382,8 @@ def report(res: dict[str, Any]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m heritage_pipeline.bench", description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=None, help="folder of .md files (default: ../shared/data, else data/)")
-    ap.add_argument("--contestants", default="tiktoken_encode,heritage,heritage_cap700,chonkie_recursive,textsplitter_md")
+    ap.add_argument("--contestants",
+                    default="tiktoken_encode,heritage,heritage_cap700,heritage_tiktoken,chonkie_recursive,textsplitter_md")
     ap.add_argument("--reps", type=int, default=5, help="interleaved repetitions (default 5)")
     ap.add_argument("--budget-s", type=float, default=300.0, help="stop repeating after this many seconds")
     ap.add_argument("--max-mb", type=float, default=None, help="use only the first N MB of the corpus")

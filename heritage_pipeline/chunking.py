@@ -99,6 +99,7 @@ _WORD = regex.compile(r"\w+")
 # Short documents with at most this many blocks are counted block by block (each block one encode); others with one
 # encode of the whole document and token offsets (numpy set-up costs ~20 us, about what 8 small encodes cost).
 _SMALL_DOC_BLOCKS = 8
+_SURROGATE = re.compile("[\ud800-\udfff]")  # lone surrogates (from JSON) have no UTF-8 form: no token offsets
 
 
 @dataclass(frozen=True)
@@ -333,7 +334,7 @@ class Chunker:
 
     def __init__(self, config: ChunkingConfig | None = None, tokenizer: Tokenizer | None = None) -> None:
         self.config = config or config_from(None, {})
-        self.tokenizer = tokenizer or get_tokenizer(self.config.tokenizer)
+        self.tokenizer = tokenizer or get_tokenizer(self.config.tokenizer, self.config.tokenizer_backend)
         self._counter = _Counter(self.tokenizer)
         self._prefix_cache: dict[str, int] = {}
         self._params: dict[tuple[str, str | None], ChunkParams] = {}
@@ -912,14 +913,22 @@ class Chunker:
 class _DocState:
     """Per-document token counts and the section of every block.
 
-    The normalised document text is encoded once (:meth:`Tokenizer.token_ends`); the count of any piece that starts
-    and ends on additive boundaries (block starts, line starts, the space before a word) is then the number of tokens
-    between the two byte offsets. Every such offset is checked to be a token end, and a piece that fails the check
-    (or a document with lone surrogates) is encoded on its own instead.
+    Token offsets come from one encode (:meth:`Tokenizer.token_ends`) of a run of blocks; the count of any piece that
+    starts and ends on additive boundaries (block starts, line starts, the space before a word) inside the run is then
+    the number of tokens between the two byte offsets. Every such offset is checked to be a token end, and a piece that
+    fails the check (or text with lone surrogates) is encoded on its own instead.
+
+    Which runs are encoded: a document whose normalisation keeps character offsets (modes ``ascii`` and
+    ``same_length``, nearly every document) is encoded lazily, one run at a time: a run short enough to be emitted
+    whole (``run_counts``) is counted as one string and needs no offsets; a longer run (a section that will be
+    windowed) is encoded once with offsets (:meth:`_load_range`), which then serve every cut inside it. So each
+    character is encoded about once, and only windowed sections pay for offsets (a token-id list and arrays cost
+    ~40 % more than a bare count). Documents whose normalisation changes lengths (CRLF, BOMs, NFC: mode ``parts``)
+    are encoded whole with offsets up front. Small documents (mode ``small``) are counted block by block.
     """
 
     __slots__ = ("doc", "counter", "full", "core", "section_index", "kinds", "_starts", "_ends", "_bbyte", "_mode", "_cum",
-                 "_byte_of_map", "norm")
+                 "_byte_of_map", "norm", "_lazy", "_range", "_ranges", "_rbyte", "_rchar")
 
     def __init__(self, doc: ParsedDocument, counter: _Counter) -> None:
         self.doc = doc
@@ -930,15 +939,20 @@ class _DocState:
         self.section_index = idx
         self.kinds = [b.kind for b in doc.blocks]
         self._starts: list[int] | None = None
-        self._ends: np.ndarray | None = None
+        self._ends: np.ndarray | None = None  # token end offsets of the current run, in bytes from its start
         self._bbyte: np.ndarray | None = None
         self._mode = "encode"
         self._byte_of_map: np.ndarray | None = None
         self.norm: str | None = None  # the normalised text when it has the same character offsets as doc.text
         self.full: list[int] = []
         self.core: list[int] = []
+        self._lazy = False  # runs encoded on demand (_load_range)
+        self._range: tuple[int, int] | None = None  # (first, last) block of the run whose offsets are loaded
+        self._ranges: dict[tuple[int, int], tuple[np.ndarray | None, int, int]] = {}
+        self._rchar = 0  # character offset of the loaded run's start
+        self._rbyte = 0  # UTF-8 offset of the loaded run's start in the normalised text
         self._count_blocks()
-        self._cum = list(itertools.accumulate(self.full, initial=0)) if self._mode != "small" else []
+        self._cum = list(itertools.accumulate(self.full, initial=0)) if self._mode != "small" and not self._lazy else []
 
     def _count_blocks(self) -> None:
         text, blocks = self.doc.text, self.doc.blocks
@@ -955,38 +969,25 @@ class _DocState:
             self.full = [-1] * len(blocks)
             self.core = [-1] * len(blocks)
             return
-        starts = [b.start for b in blocks]
-        starts.append(len(text))
-        content_ends = [b.content_end for b in blocks]
-        ends = None
-        try:
-            if ascii_text:  # char offsets are byte offsets
-                self._mode = "ascii"
-                norm = text
-                bbyte, cbyte = np.asarray(starts, dtype=np.int64), np.asarray(content_ends, dtype=np.int64)
-            else:
-                if self.norm is not None:
-                    self._mode = "same_length"
-                    bb, cb, byte, pos = [], [], 0, 0  # UTF-8 offsets of the block starts / content ends
-                    for b in blocks:
-                        byte += len(norm[pos : b.start].encode("utf-8"))
-                        bb.append(byte)
-                        cb.append(byte + len(norm[b.start : b.content_end].encode("utf-8")))
-                        pos = b.start
-                    bb.append(byte + len(norm[pos:].encode("utf-8")))
-                    bbyte, cbyte = np.asarray(bb, dtype=np.int64), np.asarray(cb, dtype=np.int64)
-                else:  # CRLF, BOMs or NFC changed lengths: normalise block by block (line starts are safe cuts)
-                    self._mode = "parts"
-                    parts = [normalize_inner(text[b.start : b.end]) for b in blocks]
-                    lead = normalize_inner(text[: blocks[0].start])
-                    bb = list(itertools.accumulate((len(p.encode("utf-8")) for p in parts), initial=len(lead.encode("utf-8"))))
-                    bbyte = np.asarray(bb, dtype=np.int64)
-                    cbyte = np.asarray([s + len(p.rstrip().encode("utf-8")) for s, p in zip(bb, parts)], dtype=np.int64)
-                    norm = lead + "".join(parts)
-            ends = self.counter.tok.token_ends(norm)
-        except UnicodeEncodeError:  # lone surrogates: no UTF-8 offsets
-            ends = None
-        counts = self._offset_counts(ends, bbyte, cbyte) if ends is not None and len(ends) else None
+        if self.norm is not None and (ascii_text or not _SURROGATE.search(self.norm)):
+            self._mode = "ascii" if ascii_text else "same_length"  # char offsets are byte offsets / map via _byte_of
+            self._lazy = True
+            self.full = [-1] * len(blocks)
+            self.core = [-1] * len(blocks)
+            return
+        counts = None
+        if self.norm is None:  # CRLF, BOMs or NFC changed lengths: normalise block by block (line starts are safe cuts)
+            self._mode = "parts"
+            parts = [normalize_inner(text[b.start : b.end]) for b in blocks]
+            lead = normalize_inner(text[: blocks[0].start])
+            bb = list(itertools.accumulate((len(p.encode("utf-8")) for p in parts), initial=len(lead.encode("utf-8"))))
+            bbyte = np.asarray(bb, dtype=np.int64)
+            cbyte = np.asarray([s + len(p.rstrip().encode("utf-8")) for s, p in zip(bb, parts)], dtype=np.int64)
+            try:
+                ends = self.counter.tok.token_ends(lead + "".join(parts))
+            except UnicodeEncodeError:  # lone surrogates: no UTF-8 offsets
+                ends = None
+            counts = self._offset_counts(ends, bbyte, cbyte) if ends is not None and len(ends) else None
         if counts is None:
             self._mode = "encode"
             pairs = [self.piece(b.start, b.content_end, b.end) for b in blocks]
@@ -994,7 +995,47 @@ class _DocState:
             self.core = [p[1] for p in pairs]
             return
         self._ends, self._bbyte = ends, bbyte
+        self._range = (0, len(blocks))
         self.full, self.core = counts  # core is -1 where it needs the tail delta: computed on demand (core_of)
+
+    def _load_range(self, first: int, last: int) -> None:
+        """Lazy modes: make the run blocks[first:last] the one whose token offsets are loaded (encoding it once per
+        document, cached), and fill its block counts. A run whose block starts are not all token ends, or whose text
+        cannot be encoded to UTF-8, gets per-block encodes and no offsets (the cut helpers then encode pieces)."""
+        key = (first, last)
+        if self._range == key:
+            return
+        cached = self._ranges.get(key)
+        if cached is None:
+            blocks = self.doc.blocks
+            norm = self.norm
+            assert norm is not None
+            s0, e0 = blocks[first].start, blocks[last - 1].end
+            starts = [b.start for b in blocks[first:last]]
+            starts.append(e0)
+            content_ends = [b.content_end for b in blocks[first:last]]
+            if self._mode == "ascii":
+                rbyte = s0
+                bounds = np.asarray(starts, dtype=np.int64) - s0
+                content = np.asarray(content_ends, dtype=np.int64) - s0
+            else:
+                byte_of = self._byte_of
+                rbyte = int(byte_of[s0])
+                bounds = byte_of[starts].astype(np.int64) - rbyte
+                content = byte_of[content_ends].astype(np.int64) - rbyte
+            try:
+                ends = self.counter.tok.token_ends(norm[s0:e0])
+            except UnicodeEncodeError:
+                ends = None
+            counts = self._offset_counts(ends, bounds, content) if ends is not None and len(ends) else None
+            if counts is None:
+                ends = None
+                pairs = [self.piece(b.start, b.content_end, b.end) for b in blocks[first:last]]
+                counts = ([p[0] for p in pairs], [p[1] for p in pairs])
+            self.full[first:last], self.core[first:last] = counts
+            cached = self._ranges[key] = (ends, s0, rbyte)
+        self._ends, self._rchar, self._rbyte = cached
+        self._range = key
 
     def piece(self, start: int, content_end: int, end: int) -> tuple[int, int]:
         """(tokens with trailing whitespace, without) of the document piece ``[start, end)`` whose content ends at
@@ -1037,8 +1078,7 @@ class _DocState:
             width += cp >= 0x800
             width += cp >= 0x10000
             del cp
-            total = int(self._ends[-1]) if self._ends is not None and len(self._ends) else 4 * len(width)
-            byte_of = np.empty(len(width) + 1, dtype=np.int32 if total < 2**31 else np.int64)
+            byte_of = np.empty(len(width) + 1, dtype=np.int32 if 4 * len(width) < 2**31 else np.int64)
             byte_of[0] = 0
             np.cumsum(width, out=byte_of[1:])
             self._byte_of_map = byte_of
@@ -1073,9 +1113,11 @@ class _DocState:
         positions.append(pieces[-1][2])
         content = [p[1] for p in pieces]
         if self._mode == "ascii":
-            bounds, cont = np.asarray(positions, dtype=np.int64), np.asarray(content, dtype=np.int64)
+            bounds = np.asarray(positions, dtype=np.int64) - self._rbyte
+            cont = np.asarray(content, dtype=np.int64) - self._rbyte
         elif self._mode == "same_length":
-            bounds, cont = self._byte_of[positions], self._byte_of[content]
+            bounds = self._byte_of[positions].astype(np.int64) - self._rbyte
+            cont = self._byte_of[content].astype(np.int64) - self._rbyte
         else:
             b = self.doc.blocks[bi]
             bl, cl, byte, pos = [], [], int(self._bbyte[bi]), b.start
@@ -1150,9 +1192,9 @@ class _DocState:
         offsets known, i.e. modes ``ascii`` / ``same_length``); else None."""
         if self._ends is None or self._mode not in ("ascii", "same_length"):
             return None
-        off = pos if self._mode == "ascii" else int(self._byte_of[pos])
-        if off == 0:
-            return 0
+        off = (pos if self._mode == "ascii" else int(self._byte_of[pos])) - self._rbyte
+        if off <= 0:
+            return 0 if off == 0 else None
         i = int(self._ends.searchsorted(off, "right"))
         return i if i > 0 and int(self._ends[i - 1]) == off else None
 
@@ -1160,10 +1202,10 @@ class _DocState:
         """The character position where the ``n`` tokens after token index ``ip`` end (rounded down to a character
         start), or None when the text from there to ``end`` has at most ``n`` tokens."""
         assert self._ends is not None
-        e_off = end if self._mode == "ascii" else int(self._byte_of[end])
+        e_off = (end if self._mode == "ascii" else int(self._byte_of[end])) - self._rbyte
         if int(self._ends.searchsorted(e_off, "right")) - ip <= n:
             return None
-        byte = int(self._ends[ip + n - 1])
+        byte = int(self._ends[ip + n - 1]) + self._rbyte
         if self._mode == "ascii":
             return byte
         byte_of = self._byte_of  # (the query in the map's dtype: a Python int would make numpy copy the map)
@@ -1175,15 +1217,19 @@ class _DocState:
         return max(0, bisect.bisect_right(self._starts, pos) - 1)
 
     def block_counts(self, first: int, last: int) -> list[tuple[int, int]]:
-        """(with trailing whitespace, without) token counts of blocks[first:last]."""
+        """(with trailing whitespace, without) token counts of blocks[first:last]. In the lazy modes this run's token
+        offsets become the loaded ones (windowing a section cuts inside it)."""
+        if self._lazy:
+            self._load_range(first, last)
         cores = [self.core_of(k) for k in range(first, last)]
         return list(zip(self.full[first:last], cores))
 
     def run_counts(self, first: int, last: int, whole_limit: int = 0) -> tuple[int, int]:
         """Exact counts (with trailing whitespace, without) of the run blocks[first:last] (additive at block starts).
-        In a small document a run short enough to be emitted whole (``whole_limit`` tokens, at 3.5 characters a
-        token) is encoded as one string; a longer one is summed from block counts, which windowing needs anyway."""
-        if self._mode == "small":
+        In a small document or a lazily encoded one, a run short enough to be emitted whole (``whole_limit`` tokens,
+        at 3.5 characters a token) is counted as one string; a longer one is summed from block counts (from the run's
+        token offsets in lazy mode), which windowing needs anyway."""
+        if self._mode == "small" or self._lazy:
             b0, b1 = self.doc.blocks[first], self.doc.blocks[last - 1]
             if b1.content_end - b0.start <= 3.5 * whole_limit:
                 return self.piece(b0.start, b1.content_end, b1.end)

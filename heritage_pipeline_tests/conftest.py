@@ -40,6 +40,8 @@ def shared_data() -> Path:
 
 @pytest.fixture(scope="session")
 def tokenizer():
+    """The reference counter the tests check chunks against: tiktoken itself, independent of the fast backend
+    (rs-bpe) the chunker counts with."""
     from heritage_pipeline.tokenizer import get_tokenizer
 
-    return get_tokenizer("cl100k")
+    return get_tokenizer("cl100k", "tiktoken")
