@@ -154,7 +154,6 @@ def check_doc(doc: str, chunks: list[Chunked], count: Callable[[str], int], cap:
 def _clear_project_caches() -> None:
     from . import chunking
 
-    chunking._tail_delta_cached.cache_clear()
     chunking._anchor_key.cache_clear()
     chunking._CHUNKERS.clear()
 

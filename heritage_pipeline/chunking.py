@@ -99,7 +99,6 @@ _WORD = regex.compile(r"\w+")
 # Short documents with at most this many blocks are counted block by block (each block one encode); others with one
 # encode of the whole document and token offsets (numpy set-up costs ~20 us, about what 8 small encodes cost).
 _SMALL_DOC_BLOCKS = 8
-_SURROGATE = re.compile("[\ud800-\udfff]")  # lone surrogates (from JSON) have no UTF-8 form: no token offsets
 
 
 @dataclass(frozen=True)
@@ -233,6 +232,8 @@ class _Counter:
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.tok = tokenizer
         self.count = tokenizer.count
+        # (punct, trail) -> tail delta; a few hundred distinct keys in practice (bounded anyway)
+        self._deltas: dict[tuple[str, str], int] = {}
 
     def piece(self, text: str, start: int, content_end: int, end: int) -> tuple[int, int]:
         """(tokens with trailing whitespace, tokens without) of ``text[start:end]`` whose content ends at
@@ -252,28 +253,26 @@ class _Counter:
         if not trail.isascii() or "\r" in trail:
             trail = normalize_inner(trail)
         k = content_end
-        while k > start and not text[k - 1].isalnum() and not text[k - 1].isspace():
-            k -= 1  # str.isalnum() is exactly \p{L} | \p{N}
+        if not text[k - 1].isalnum():  # (the common case, a word before the trailing whitespace, skips the loop)
+            while k > start and not text[k - 1].isalnum() and not text[k - 1].isspace():
+                k -= 1  # str.isalnum() is exactly \p{L} | \p{N}
         if k == content_end:
-            return _tail_delta(self.tok, "", trail)
-        if k > start and text[k - 1] == " ":
-            k -= 1
-        punct = text[k:content_end]
-        if not punct.isascii():
-            punct = normalize_inner(punct)
-        return _tail_delta(self.tok, punct, trail)
-
-
-@lru_cache(maxsize=4096)
-def _tail_delta_cached(name: str, punct: str, trail: str) -> int:
-    tok = get_tokenizer(name)
-    return tok.count(punct + trail) - tok.count(punct)
-
-
-def _tail_delta(tok: Tokenizer, punct: str, trail: str) -> int:
-    if len(trail) > 64 or len(punct) > 64:
-        return tok.count(punct + trail) - tok.count(punct)
-    return _tail_delta_cached(tok.name, punct, trail)
+            punct = ""
+        else:
+            if k > start and text[k - 1] == " ":
+                k -= 1
+            punct = text[k:content_end]
+            if not punct.isascii():
+                punct = normalize_inner(punct)
+        key = (punct, trail)
+        delta = self._deltas.get(key)
+        if delta is None:
+            delta = self.count(punct + trail) - self.count(punct)
+            if len(trail) <= 64 and len(punct) <= 64:
+                if len(self._deltas) >= 4096:
+                    self._deltas.clear()
+                self._deltas[key] = delta
+        return delta
 
 
 def slug(s: str, max_len: int = 48) -> str:
@@ -969,25 +968,24 @@ class _DocState:
             self.full = [-1] * len(blocks)
             self.core = [-1] * len(blocks)
             return
-        if self.norm is not None and (ascii_text or not _SURROGATE.search(self.norm)):
+        if self.norm is not None:  # (text with lone surrogates, which has no UTF-8 form, is found in _load_range)
             self._mode = "ascii" if ascii_text else "same_length"  # char offsets are byte offsets / map via _byte_of
             self._lazy = True
             self.full = [-1] * len(blocks)
             self.core = [-1] * len(blocks)
             return
-        counts = None
-        if self.norm is None:  # CRLF, BOMs or NFC changed lengths: normalise block by block (line starts are safe cuts)
-            self._mode = "parts"
-            parts = [normalize_inner(text[b.start : b.end]) for b in blocks]
-            lead = normalize_inner(text[: blocks[0].start])
-            bb = list(itertools.accumulate((len(p.encode("utf-8")) for p in parts), initial=len(lead.encode("utf-8"))))
-            bbyte = np.asarray(bb, dtype=np.int64)
-            cbyte = np.asarray([s + len(p.rstrip().encode("utf-8")) for s, p in zip(bb, parts)], dtype=np.int64)
-            try:
-                ends = self.counter.tok.token_ends(lead + "".join(parts))
-            except UnicodeEncodeError:  # lone surrogates: no UTF-8 offsets
-                ends = None
-            counts = self._offset_counts(ends, bbyte, cbyte) if ends is not None and len(ends) else None
+        # CRLF, BOMs or NFC changed lengths: normalise block by block (line starts are safe cuts), encode it whole
+        self._mode = "parts"
+        parts = [normalize_inner(text[b.start : b.end]) for b in blocks]
+        lead = normalize_inner(text[: blocks[0].start])
+        bb = list(itertools.accumulate((len(p.encode("utf-8")) for p in parts), initial=len(lead.encode("utf-8"))))
+        bbyte = np.asarray(bb, dtype=np.int64)
+        cbyte = np.asarray([s + len(p.rstrip().encode("utf-8")) for s, p in zip(bb, parts)], dtype=np.int64)
+        try:
+            ends = self.counter.tok.token_ends(lead + "".join(parts))
+        except UnicodeEncodeError:  # lone surrogates: no UTF-8 offsets
+            ends = None
+        counts = self._offset_counts(ends, bbyte, cbyte) if ends is not None and len(ends) else None
         if counts is None:
             self._mode = "encode"
             pairs = [self.piece(b.start, b.content_end, b.end) for b in blocks]
