@@ -53,6 +53,8 @@ _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")  # the title is the rest of the 
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _HR = re.compile(r"^ {0,3}([-*_])[ \t]*(?:\1[ \t]*){2,}$")
 _LIST = re.compile(r"^([ \t]*)(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)")
+# _LIST for the line after the LF at the match position (``$`` of a one-line string = LF or end of text)
+_NEXT_LINE_IS_ITEM = re.compile(r"\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?=[ \t\n]|\Z)")
 _LIST_INTERRUPTS = re.compile(r"^ {0,3}(?:[-+*]|1[.)])[ \t]+\S")  # a non-empty bullet or "1." item ends a paragraph
 _QUOTE = re.compile(r"^ {0,3}>")
 _ADMONITION_OPEN = re.compile(r"^ {0,3}(/{3,})[ \t]*[^\s/]")  # pymdownx blocks: /// note, //// tab (nesting)
@@ -78,7 +80,8 @@ _ATTR_LIST = re.compile(r"\s*\{[^{}]*#[^{}]*\}\s*$")
 _CLOSING_HASHES = re.compile(r"[ \t]+#+$")
 # First characters (after indentation) of lines that may open a block other than a paragraph.
 _SPECIAL_FIRST = frozenset("#`~>-*+_=|</0123456789")
-_SPECIAL_FIRST_OR_INDENT = _SPECIAL_FIRST | frozenset(" \t\ufeff\u00a0")
+_BLANK_FIRST = frozenset(" \t\ufeff\u00a0")  # the members of _SPECIAL_FIRST_OR_INDENT that a blank line may start with
+_SPECIAL_FIRST_OR_INDENT = _SPECIAL_FIRST | _BLANK_FIRST
 
 
 def clean_heading(raw: str) -> str:
@@ -88,10 +91,17 @@ def clean_heading(raw: str) -> str:
     s = raw.strip() if raw.isascii() else normalize_inner(raw).strip()
     if "#" not in s and "<" not in s and "&" not in s and "{" not in s:  # plain words: only whitespace to collapse
         return " ".join(s.split())
-    s = _CLOSING_HASHES.sub("", s)
-    if s.startswith("#") and set(s) == {"#"}:
-        return ""
-    s = _ATTR_LIST.sub("", s)
+    # ``s`` is stripped, so the end-anchored patterns can only match as tested here (the checks skip the
+    # regex calls, which cost more than the rest of the function):
+    if s[-1:] == "#":  # closing hashes; a title of hashes only (which ends in "#") is no title
+        s = _CLOSING_HASHES.sub("", s)
+        if s.startswith("#") and set(s) == {"#"}:
+            return ""
+    b = s.rfind("{")
+    if b >= 0:  # what _ATTR_LIST.sub does: "{...#...}" (no braces inside) at the end, with the whitespace around it
+        e = s.find("}", b)
+        if e > 0 and "#" in s[b:e] and not s[e + 1 :].strip():  # str.strip and re's \s: the same whitespace
+            s = s[:b].rstrip()
     if "<" in s:
         s = _TAG.sub("", s)
     if "&" in s:
@@ -199,6 +209,8 @@ class _Scanner:
         blank_lines = _BLANK_LINES.match
         special = _SPECIAL_FIRST_OR_INDENT
         atx = _ATX.match
+        list_match = _LIST.match
+        hr = _HR.match
         find = s.find
         startswith = s.startswith
         while True:
@@ -224,7 +236,15 @@ class _Scanner:
                     append(Block("heading", pos, 0, 0, len(m.group(1)), clean_heading(line[m.end():])))
                     pos = eol + 1
                     continue
-            elif _is_blank(line):  # spaces / BOM only: a blank line the fast check did not skip
+            elif c in "-*+":
+                # fast path: an unindented bullet item. block() would find no fence, no indentation, no table (no
+                # "|"), and for "-"/"*" try a thematic break first, exactly as here
+                if "|" not in line and not (c != "+" and hr(line)) and list_match(line):
+                    append(Block("list_item", pos, 0, 0))
+                    pos = self.list_item_end(eol, 0)
+                    continue
+            elif c in _BLANK_FIRST and _is_blank(line):  # spaces / BOM only: a blank line the fast check did not skip
+                # (a line starting with any other member of ``special`` has a non-blank first character)
                 pos = eol + 1
                 continue
             pos = self.block(pos, eol, line)
@@ -369,8 +389,17 @@ class _Scanner:
     def list_item_end(self, eol: int, marker_indent: int) -> int:
         """End of the list item whose first line ends at ``eol`` (lazy lines, indented continuations, fences)."""
         s, n = self.s, self.n
+        # fast paths for the usual one-line item, where the loop below stops at the first line it looks at:
+        if eol + 1 >= n:  # the item's line is the last line
+            return n
+        if _NEXT_LINE_IS_ITEM.match(s, eol):  # the next line is another item: "if _LIST.match(line): break"
+            return eol + 1
+        if s.startswith("\n", eol + 1):  # an empty line, then a line that does not start with a blank character
+            c2 = s[eol + 2 : eol + 3]  # (or the end): its indent is 0 <= marker_indent, so the loop breaks there
+            if not c2.isspace() and c2 != "\ufeff":
+                return eol + 1
         last = eol
-        j = self.after(eol)
+        j = eol + 1
         fence: re.Pattern[str] | None = None
         while j < n:
             je = self.eol(j)
