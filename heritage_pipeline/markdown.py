@@ -55,6 +55,11 @@ _HR = re.compile(r"^ {0,3}([-*_])[ \t]*(?:\1[ \t]*){2,}$")
 _LIST = re.compile(r"^([ \t]*)(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)")
 # _LIST for the line after the LF at the match position (``$`` of a one-line string = LF or end of text)
 _NEXT_LINE_IS_ITEM = re.compile(r"\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?=[ \t\n]|\Z)")
+# An unindented one-line bullet item whose block ends after its own line, i.e. what run() + block() +
+# list_item_end() find for it, in one match: no "|" (no table), a first word that is not "-"/"*" (so no thematic
+# break: that needs only marker characters), then the line is the last one, or the next line is an item (_LIST), or
+# it is empty and the line after starts with a non-blank character (indent 0: no continuation) or is the end.
+_SIMPLE_ITEM = re.compile(r"[-*+][ \t]+[^\s|*-][^|\n]*(?=\n?\Z|\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t\n]|\Z)|\n\n(?:[^\s\ufeff]|\Z))")
 _LIST_INTERRUPTS = re.compile(r"^ {0,3}(?:[-+*]|1[.)])[ \t]+\S")  # a non-empty bullet or "1." item ends a paragraph
 _QUOTE = re.compile(r"^ {0,3}>")
 _ADMONITION_OPEN = re.compile(r"^ {0,3}(/{3,})[ \t]*[^\s/]")  # pymdownx blocks: /// note, //// tab (nesting)
@@ -188,8 +193,8 @@ class _Scanner:
         """Start of the line after the one ending at ``eol``."""
         return eol + 1 if eol < self.n else self.n
 
-    def add(self, kind: str, start: int, **kw) -> None:
-        self.blocks.append(Block(kind, start, 0, 0, **kw))
+    def add(self, kind: str, start: int, level: int = 0, title: str = "", info: str = "", header_end: int = 0) -> None:
+        self.blocks.append(Block(kind, start, 0, 0, level, title, info, header_end))
 
     # -- the scan
     def run(self) -> list[Block]:
@@ -210,12 +215,17 @@ class _Scanner:
         special = _SPECIAL_FIRST_OR_INDENT
         atx = _ATX.match
         list_match = _LIST.match
+        simple_item = _SIMPLE_ITEM.match
         hr = _HR.match
         find = s.find
         startswith = s.startswith
         while True:
             if startswith("\n", pos):
-                pos = blank_lines(s, pos).end()
+                c = s[pos + 1 : pos + 2]
+                if c.isspace() or c == "\ufeff":
+                    pos = blank_lines(s, pos).end()
+                else:  # fast path: a single empty line, then text or the end (all that blank_lines would skip)
+                    pos += 1
             if pos >= n:
                 break
             eol = find("\n", pos)
@@ -237,6 +247,14 @@ class _Scanner:
                     pos = eol + 1
                     continue
             elif c in "-*+":
+                m = simple_item(s, pos)
+                if m:  # fast path: a run of one-line bullet items, one regex match each (see _SIMPLE_ITEM)
+                    while m:
+                        append(Block("list_item", pos, 0, 0))
+                        e = m.end()  # the LF ending the item's line, or n
+                        pos = e + 1 if e < n else n
+                        m = simple_item(s, pos)
+                    continue
                 # fast path: an unindented bullet item. block() would find no fence, no indentation, no table (no
                 # "|"), and for "-"/"*" try a thematic break first, exactly as here
                 if "|" not in line and not (c != "+" and hr(line)) and list_match(line):
