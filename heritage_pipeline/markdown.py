@@ -56,10 +56,11 @@ _LIST = re.compile(r"^([ \t]*)(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)")
 # _LIST for the line after the LF at the match position (``$`` of a one-line string = LF or end of text)
 _NEXT_LINE_IS_ITEM = re.compile(r"\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?=[ \t\n]|\Z)")
 # An unindented one-line bullet item whose block ends after its own line, i.e. what run() + block() +
-# list_item_end() find for it, in one match: no "|" (no table), a first word that is not "-"/"*" (so no thematic
-# break: that needs only marker characters), then the line is the last one, or the next line is an item (_LIST), or
-# it is empty and the line after starts with a non-blank character (indent 0: no continuation) or is the end.
-_SIMPLE_ITEM = re.compile(r"[-*+][ \t]+[^\s|*-][^|\n]*(?=\n?\Z|\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t\n]|\Z)|\n\n(?:[^\s\ufeff]|\Z))")
+# list_item_end() find for it, in one match (the caller checks that the line has no "|": no table): a first word
+# that is not "-"/"*" (so no thematic break: that needs only marker characters), then the line is the last one, or
+# the next line is an item (_LIST), or it is empty and the line after starts with a non-blank character (indent 0:
+# no continuation) or is the end. (".*" is scanned much faster than a character class such as "[^|\n]*".)
+_SIMPLE_ITEM = re.compile(r"[-*+][ \t]+[^\s*-].*(?=\n?\Z|\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t\n]|\Z)|\n\n(?:[^\s\ufeff]|\Z))")
 _LIST_INTERRUPTS = re.compile(r"^ {0,3}(?:[-+*]|1[.)])[ \t]+\S")  # a non-empty bullet or "1." item ends a paragraph
 _QUOTE = re.compile(r"^ {0,3}>")
 _ADMONITION_OPEN = re.compile(r"^ {0,3}(/{3,})[ \t]*[^\s/]")  # pymdownx blocks: /// note, //// tab (nesting)
@@ -248,12 +249,14 @@ class _Scanner:
                     continue
             elif c in "-*+":
                 m = simple_item(s, pos)
-                if m:  # fast path: a run of one-line bullet items, one regex match each (see _SIMPLE_ITEM)
-                    while m:
+                if m and "|" not in line:  # fast path: a run of one-line bullet items (see _SIMPLE_ITEM)
+                    while True:
                         append(Block("list_item", pos, 0, 0))
                         e = m.end()  # the LF ending the item's line, or n
                         pos = e + 1 if e < n else n
                         m = simple_item(s, pos)
+                        if m is None or find("|", pos, m.end()) >= 0:
+                            break
                     continue
                 # fast path: an unindented bullet item. block() would find no fence, no indentation, no table (no
                 # "|"), and for "-"/"*" try a thematic break first, exactly as here
