@@ -23,7 +23,9 @@ nests them in admonitions); a line without ``|`` still continues a table (as GFM
 
 Speed: the scanner works on offsets, not on a line list. Runs of ordinary paragraph lines are skipped by one C-level
 regex search for the next line that is blank or could start another block (:data:`_PARA_STOP`); only those
-candidate lines are examined in Python, so the cost is linear in the input and small per paragraph.
+candidate lines are examined in Python, so the cost is linear in the input and small per paragraph. The common
+one-line blocks (a paragraph or ATX heading followed by an empty line, a run of one-line bullet items) take fast
+paths in :meth:`_Scanner.run` that give exactly what the general path gives (each explains why).
 Line endings: CRLF and lone CR are scanned as LF through a same-length copy of the text (``\\r\\n`` -> `` \\n``,
 ``\\r`` -> ``\\n``), so every offset is an offset into the original text.
 
@@ -53,6 +55,14 @@ _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")  # the title is the rest of the 
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _HR = re.compile(r"^ {0,3}([-*_])[ \t]*(?:\1[ \t]*){2,}$")
 _LIST = re.compile(r"^([ \t]*)(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)")
+# _LIST for the line after the LF at the match position (``$`` of a one-line string = LF or end of text)
+_NEXT_LINE_IS_ITEM = re.compile(r"\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?=[ \t\n]|\Z)")
+# An unindented one-line bullet item whose block ends after its own line, i.e. what run() + block() +
+# list_item_end() find for it, in one match (the caller checks that the line has no "|": no table): a first word
+# that is not "-"/"*" (so no thematic break: that needs only marker characters), then the line is the last one, or
+# the next line is an item (_LIST), or it is empty and the line after starts with a non-blank character (indent 0:
+# no continuation) or is the end. (".*" is scanned much faster than a character class such as "[^|\n]*".)
+_SIMPLE_ITEM = re.compile(r"[-*+][ \t]+[^\s*-].*(?=\n?\Z|\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t\n]|\Z)|\n\n(?:[^\s\ufeff]|\Z))")
 _LIST_INTERRUPTS = re.compile(r"^ {0,3}(?:[-+*]|1[.)])[ \t]+\S")  # a non-empty bullet or "1." item ends a paragraph
 _QUOTE = re.compile(r"^ {0,3}>")
 _ADMONITION_OPEN = re.compile(r"^ {0,3}(/{3,})[ \t]*[^\s/]")  # pymdownx blocks: /// note, //// tab (nesting)
@@ -78,7 +88,8 @@ _ATTR_LIST = re.compile(r"\s*\{[^{}]*#[^{}]*\}\s*$")
 _CLOSING_HASHES = re.compile(r"[ \t]+#+$")
 # First characters (after indentation) of lines that may open a block other than a paragraph.
 _SPECIAL_FIRST = frozenset("#`~>-*+_=|</0123456789")
-_SPECIAL_FIRST_OR_INDENT = _SPECIAL_FIRST | frozenset(" \t\ufeff\u00a0")
+_BLANK_FIRST = frozenset(" \t\ufeff\u00a0")  # the members of _SPECIAL_FIRST_OR_INDENT that a blank line may start with
+_SPECIAL_FIRST_OR_INDENT = _SPECIAL_FIRST | _BLANK_FIRST
 
 
 def clean_heading(raw: str) -> str:
@@ -88,10 +99,17 @@ def clean_heading(raw: str) -> str:
     s = raw.strip() if raw.isascii() else normalize_inner(raw).strip()
     if "#" not in s and "<" not in s and "&" not in s and "{" not in s:  # plain words: only whitespace to collapse
         return " ".join(s.split())
-    s = _CLOSING_HASHES.sub("", s)
-    if s.startswith("#") and set(s) == {"#"}:
-        return ""
-    s = _ATTR_LIST.sub("", s)
+    # ``s`` is stripped, so the end-anchored patterns can only match as tested here (the checks skip the
+    # regex calls, which cost more than the rest of the function):
+    if s[-1:] == "#":  # closing hashes; a title of hashes only (which ends in "#") is no title
+        s = _CLOSING_HASHES.sub("", s)
+        if s.startswith("#") and set(s) == {"#"}:
+            return ""
+    b = s.rfind("{")
+    if b >= 0:  # what _ATTR_LIST.sub does: "{...#...}" (no braces inside) at the end, with the whitespace around it
+        e = s.find("}", b)
+        if e > 0 and "#" in s[b:e] and not s[e + 1 :].strip():  # str.strip and re's \s: the same whitespace
+            s = s[:b].rstrip()
     if "<" in s:
         s = _TAG.sub("", s)
     if "&" in s:
@@ -120,12 +138,21 @@ def _cells(row: str) -> int:
 
 @lru_cache(maxsize=64)
 def _fence_close(char: str, length: int) -> re.Pattern[str]:
+    """Closing fence line (matched against one line)."""
     return re.compile(r"^[ \t]*" + re.escape(char) + "{" + str(length) + r",}[ \t]*$", re.M)
+
+
+# The closing-line patterns searched forward start with the LF before the line, not with a MULTILINE "^": sre then
+# jumps from LF to LF (a literal first character) instead of trying "^" at every offset (about 3x faster). Searched
+# from the LF ending the opening line, they find the same lines; the match ends where the closing line ends.
+@lru_cache(maxsize=64)
+def _fence_close_after(char: str, length: int) -> re.Pattern[str]:
+    return re.compile(r"\n[ \t]*" + re.escape(char) + "{" + str(length) + r",}[ \t]*(?=\n|\Z)")
 
 
 @lru_cache(maxsize=16)
 def _admonition_close(slashes: int) -> re.Pattern[str]:
-    return re.compile(r"^ {0,3}/{" + str(slashes) + r"}[ \t]*$", re.M)
+    return re.compile(r"\n {0,3}/{" + str(slashes) + r"}[ \t]*(?=\n|\Z)")
 
 
 def _fence_open(line: str) -> re.Match[str] | None:
@@ -178,8 +205,8 @@ class _Scanner:
         """Start of the line after the one ending at ``eol``."""
         return eol + 1 if eol < self.n else self.n
 
-    def add(self, kind: str, start: int, **kw) -> None:
-        self.blocks.append(Block(kind, start, 0, 0, **kw))
+    def add(self, kind: str, start: int, level: int = 0, title: str = "", info: str = "", header_end: int = 0) -> None:
+        self.blocks.append(Block(kind, start, 0, 0, level, title, info, header_end))
 
     # -- the scan
     def run(self) -> list[Block]:
@@ -198,12 +225,18 @@ class _Scanner:
         append = blocks.append
         blank_lines = _BLANK_LINES.match
         special = _SPECIAL_FIRST_OR_INDENT
-        atx = _ATX.match
+        list_match = _LIST.match
+        simple_item = _SIMPLE_ITEM.match
+        hr = _HR.match
         find = s.find
         startswith = s.startswith
         while True:
             if startswith("\n", pos):
-                pos = blank_lines(s, pos).end()
+                nxt = s[pos + 1 : pos + 2]
+                if nxt.isspace() or nxt == "\ufeff":
+                    pos = blank_lines(s, pos).end()
+                else:  # fast path: one empty line, then the end or a line that starts with neither whitespace nor
+                    pos += 1  # a BOM (so it is not blank): blank_lines would skip just the empty line
             if pos >= n:
                 break
             eol = find("\n", pos)
@@ -218,13 +251,32 @@ class _Scanner:
                     append(Block("paragraph", pos, 0, 0))
                     pos = eol + 1
                     continue
-            elif c == "#":  # fast path: an ATX heading (what block() does for it)
-                m = atx(line)
-                if m:
-                    append(Block("heading", pos, 0, 0, len(m.group(1)), clean_heading(line[m.end():])))
+            elif c == "#":  # fast path: an ATX heading (what block() does for it), _ATX without the regex call:
+                rest = line.lstrip("#")  # 1 to 6 "#"s, then a space or tab (skipped) or the end of the line
+                level = len(line) - len(rest)
+                if level <= 6 and rest[:1] in (" ", "\t", ""):
+                    append(Block("heading", pos, 0, 0, level, clean_heading(rest[1:])))
                     pos = eol + 1
                     continue
-            elif _is_blank(line):  # spaces / BOM only: a blank line the fast check did not skip
+            elif c in "-*+":
+                m = simple_item(s, pos)
+                if m and "|" not in line:  # fast path: a run of one-line bullet items (see _SIMPLE_ITEM)
+                    while True:
+                        append(Block("list_item", pos, 0, 0))
+                        e = m.end()  # the LF ending the item's line, or n
+                        pos = e + 1 if e < n else n
+                        m = simple_item(s, pos)
+                        if m is None or find("|", pos, m.end()) >= 0:
+                            break
+                    continue
+                # fast path: an unindented bullet item. block() would find no fence, no indentation, no table (no
+                # "|"), and for "-"/"*" try a thematic break first, exactly as here
+                if "|" not in line and not (c != "+" and hr(line)) and list_match(line):
+                    append(Block("list_item", pos, 0, 0))
+                    pos = self.list_item_end(eol, 0)
+                    continue
+            elif c in _BLANK_FIRST and _is_blank(line):  # spaces / BOM only: a blank line the fast check did not skip
+                # (a line starting with any other member of ``special`` has a non-blank first character)
                 pos = eol + 1
                 continue
             pos = self.block(pos, eol, line)
@@ -243,8 +295,8 @@ class _Scanner:
         if c in "`~":
             m = _fence_open(cl)
             if m:
-                close = _fence_close(m.group(2)[0], len(m.group(2))).search(s, self.after(eol))
-                end = self.after(self.eol(close.start())) if close else self.n
+                close = _fence_close_after(m.group(2)[0], len(m.group(2))).search(s, eol)
+                end = self.after(close.end()) if close else self.n
                 self.add("code", pos, info=m.group(3).strip(), header_end=self.after(eol))
                 return end
         if indent >= 4:
@@ -262,9 +314,9 @@ class _Scanner:
                 self.add("hr", pos)
                 return self.after(eol)
             elif c == "/" and (m := _ADMONITION_OPEN.match(cl)):
-                close = _admonition_close(len(m.group(1))).search(s, self.after(eol))
+                close = _admonition_close(len(m.group(1))).search(s, eol)
                 if close:
-                    end = self.after(self.eol(close.start()))
+                    end = self.after(close.end())
                 else:  # unclosed: up to the next blank line
                     nb = _NEXT_BLANK_LINE.search(s, eol)
                     end = nb.start() + 1 if nb else self.n
@@ -369,8 +421,17 @@ class _Scanner:
     def list_item_end(self, eol: int, marker_indent: int) -> int:
         """End of the list item whose first line ends at ``eol`` (lazy lines, indented continuations, fences)."""
         s, n = self.s, self.n
+        # fast paths for the usual one-line item, where the loop below stops at the first line it looks at:
+        if eol + 1 >= n:  # the item's line is the last line
+            return n
+        if _NEXT_LINE_IS_ITEM.match(s, eol):  # the next line is another item: "if _LIST.match(line): break"
+            return eol + 1
+        if s.startswith("\n", eol + 1):  # an empty line, then a line that does not start with a blank character
+            c2 = s[eol + 2 : eol + 3]  # (or the end): its indent is 0 <= marker_indent, so the loop breaks there
+            if not c2.isspace() and c2 != "\ufeff":
+                return eol + 1
         last = eol
-        j = self.after(eol)
+        j = eol + 1
         fence: re.Pattern[str] | None = None
         while j < n:
             je = self.eol(j)

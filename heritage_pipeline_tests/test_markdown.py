@@ -187,3 +187,71 @@ def test_heading_titles_get_the_text_normalisation():
     assert clean_heading("Section 1 \ufeff title\u00a0 ") == "Section 1 title"
     assert clean_heading("Titre\ufeff") == "Titre"
     assert clean_heading("Cafe\u0301") == "Caf\u00e9"  # NFC, like the text
+
+
+# -- the scanner's fast paths give what the general patterns give
+
+_HEADING_CHARS = st.sampled_from(list("#{} \t\u3000\x1c\x0ba</>&;\ufeff\u00a0\u00e9") + ["{ #id }", "&amp;", "<i>", " ##"])
+
+
+@given(st.lists(_HEADING_CHARS, max_size=14).map("".join))
+@settings(max_examples=400, deadline=None)
+def test_clean_heading_equals_the_regex_reference(raw):
+    """clean_heading skips the end-anchored regexes when they cannot match: same result as always applying them."""
+    import html as html_mod
+
+    from heritage_pipeline import markdown as md
+    from heritage_pipeline.text import normalize_inner
+
+    s = raw.strip() if raw.isascii() else normalize_inner(raw).strip()
+    if "#" not in s and "<" not in s and "&" not in s and "{" not in s:
+        expected = " ".join(s.split())
+    else:
+        s = md._CLOSING_HASHES.sub("", s)
+        if s.startswith("#") and set(s) == {"#"}:
+            expected = ""
+        else:
+            s = md._ATTR_LIST.sub("", s)
+            s = md._TAG.sub("", s) if "<" in s else s
+            s = html_mod.unescape(s) if "&" in s else s
+            expected = " ".join(s.split())
+    assert clean_heading(raw) == expected
+
+
+@given(st.lists(st.sampled_from(["#", "#", " ", "\t", "x", "\ufeff"]), min_size=1, max_size=10).map("".join))
+@settings(max_examples=300, deadline=None)
+def test_atx_fast_path_agrees_with_the_atx_pattern(rest):
+    from heritage_pipeline import markdown as md
+
+    line = "#" + rest
+    m = md._ATX.match(line)
+    blocks = scan_blocks(line + "\n\nnext\n")
+    if m:
+        assert (blocks[0].kind, blocks[0].level, blocks[0].title) == (
+            "heading", len(m.group(1)), clean_heading(line[m.end():]))
+    else:
+        assert blocks[0].kind != "heading"
+
+
+@given(st.lists(st.sampled_from(["\n", "`", "~", "/", " ", "\t", "x", "\r\n"]), max_size=30).map("".join),
+       st.sampled_from(["`", "~", "/"]), st.integers(3, 5))
+@settings(max_examples=400, deadline=None)
+def test_close_line_patterns_equal_the_multiline_forms(body, char, k):
+    """The LF-prefixed closing-line patterns, searched from the LF ending the opening line, find the line that the
+    ``^...$`` MULTILINE forms find when searched from the next line's start (and end where it ends)."""
+    import re
+
+    from heritage_pipeline import markdown as md
+
+    s = ("```x" if char != "/" else "/// note") + "\n" + body.replace("\r\n", " \n")
+    eol = s.find("\n")
+    if char == "/":
+        multiline = re.compile(r"^ {0,3}/{" + str(k) + r"}[ \t]*$", re.M)
+        fast = md._admonition_close(k)
+    else:
+        multiline = md._fence_close(char, k)
+        fast = md._fence_close_after(char, k)
+    a, b = multiline.search(s, eol + 1), fast.search(s, eol)
+    assert (a is None) == (b is None)
+    if a:
+        assert (a.start(), a.end()) == (b.start() + 1, b.end())
