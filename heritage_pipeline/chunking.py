@@ -71,7 +71,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -118,6 +118,16 @@ class ChunkParams:
     parent_titles: bool = True
     merge_small_sections: bool = True
     domain: str | None = None
+
+    @cached_property
+    def whole_limit(self) -> int:
+        """Largest embedded size (tokens) of a group emitted as one chunk without windowing: hybrid
+        ``min(max_tokens, split_factor x size_tokens)``, hierarchical ``max_tokens``, sliding 0 (always windows)."""
+        if self.mode == "hybrid":
+            return min(self.max_tokens, int(self.split_factor * self.size_tokens))
+        if self.mode == "sliding":
+            return 0
+        return self.max_tokens
 
 
 def params_for(config: ChunkingConfig, *, source_type: str = "document", domain: str | None = None) -> ChunkParams:
@@ -421,22 +431,15 @@ class Chunker:
     def _group_counts(self, st: "_DocState", g: _Group, params: ChunkParams) -> tuple[int, int]:
         """(tokens with trailing whitespace, without) of the group's blocks, exact; cached on the group."""
         if g.c_full < 0:
-            g.c_full, g.c_core = st.run_counts(g.first, g.last, self._whole_limit(params))
+            g.c_full, g.c_core = st.run_counts(g.first, g.last, params.whole_limit)
         return g.c_full, g.c_core
-
-    def _whole_limit(self, params: ChunkParams) -> int:
-        if params.mode == "hybrid":
-            return min(params.max_tokens, int(params.split_factor * params.size_tokens))
-        if params.mode == "sliding":
-            return 0
-        return params.max_tokens
 
     # ------------------------------------------------------------------ one group
     def _chunk_group(self, st: "_DocState", params: ChunkParams, g: _Group) -> list[_Window]:
         doc = st.doc
         prefix = self._prefix(g.anchors, params)
         p_tok = self._prefix_tokens(prefix)
-        whole_limit = self._whole_limit(params)
+        whole_limit = params.whole_limit
         if params.mode != "sliding":
             _, core = self._group_counts(st, g, params)
             if p_tok + core <= whole_limit:
@@ -926,16 +929,13 @@ class _DocState:
     are encoded whole with offsets up front. Small documents (mode ``small``) are counted block by block.
     """
 
-    __slots__ = ("doc", "counter", "full", "core", "section_index", "kinds", "_starts", "_ends", "_bbyte", "_mode", "_cum",
+    __slots__ = ("doc", "counter", "full", "core", "_section_index", "kinds", "_starts", "_ends", "_bbyte", "_mode", "_cum",
                  "_byte_of_map", "norm", "_lazy", "_range", "_ranges", "_rbyte", "_rchar")
 
     def __init__(self, doc: ParsedDocument, counter: _Counter) -> None:
         self.doc = doc
         self.counter = counter
-        idx = [0] * len(doc.blocks)
-        for k, s in enumerate(doc.sections):
-            idx[s.first : s.last] = [k] * (s.last - s.first)
-        self.section_index = idx
+        self._section_index: list[int] | None = None
         self.kinds = [b.kind for b in doc.blocks]
         self._starts: list[int] | None = None
         self._ends: np.ndarray | None = None  # token end offsets of the current run, in bytes from its start
@@ -952,6 +952,16 @@ class _DocState:
         self._rbyte = 0  # UTF-8 offset of the loaded run's start in the normalised text
         self._count_blocks()
         self._cum = list(itertools.accumulate(self.full, initial=0)) if self._mode != "small" and not self._lazy else []
+
+    @property
+    def section_index(self) -> list[int]:
+        """Index (in ``doc.sections``) of the section of every block; built on first use (windowing only)."""
+        if self._section_index is None:
+            idx = [0] * len(self.doc.blocks)
+            for k, s in enumerate(self.doc.sections):
+                idx[s.first : s.last] = [k] * (s.last - s.first)
+            self._section_index = idx
+        return self._section_index
 
     def _count_blocks(self) -> None:
         text, blocks = self.doc.text, self.doc.blocks
@@ -1017,7 +1027,7 @@ class _DocState:
                 bounds = np.asarray(starts, dtype=np.int64) - s0
                 content = np.asarray(content_ends, dtype=np.int64) - s0
             else:
-                byte_of = self._byte_of
+                byte_of = self._byte_of()
                 rbyte = int(byte_of[s0])
                 bounds = byte_of[starts].astype(np.int64) - rbyte
                 content = byte_of[content_ends].astype(np.int64) - rbyte
@@ -1064,10 +1074,10 @@ class _DocState:
         at_end = (cidx > 0) & (ends[np.maximum(cidx - 1, 0)] == content)
         return np.diff(idx).tolist(), np.where(at_end, cidx - idx[:-1], -1).tolist()
 
-    @property
     def _byte_of(self) -> np.ndarray:
-        """UTF-8 offset of every character position of the normalised text (mode ``same_length``), built on first
-        use (only documents with sections that must be windowed need it)."""
+        """UTF-8 offset of every character position of the normalised text (mode ``same_length``), built when the
+        first run is encoded with offsets (only documents with sections that must be windowed need it); the cut
+        helpers then read ``_byte_of_map`` directly."""
         if self._byte_of_map is None:
             assert self.norm is not None
             cp = np.frombuffer(self.norm.encode("utf-32-le"), dtype=np.uint32)
@@ -1114,8 +1124,8 @@ class _DocState:
             bounds = np.asarray(positions, dtype=np.int64) - self._rbyte
             cont = np.asarray(content, dtype=np.int64) - self._rbyte
         elif self._mode == "same_length":
-            bounds = self._byte_of[positions].astype(np.int64) - self._rbyte
-            cont = self._byte_of[content].astype(np.int64) - self._rbyte
+            bounds = self._byte_of_map[positions].astype(np.int64) - self._rbyte
+            cont = self._byte_of_map[content].astype(np.int64) - self._rbyte
         else:
             b = self.doc.blocks[bi]
             bl, cl, byte, pos = [], [], int(self._bbyte[bi]), b.start
@@ -1190,7 +1200,7 @@ class _DocState:
         offsets known, i.e. modes ``ascii`` / ``same_length``); else None."""
         if self._ends is None or self._mode not in ("ascii", "same_length"):
             return None
-        off = (pos if self._mode == "ascii" else int(self._byte_of[pos])) - self._rbyte
+        off = (pos if self._mode == "ascii" else int(self._byte_of_map[pos])) - self._rbyte
         if off <= 0:
             return 0 if off == 0 else None
         i = int(self._ends.searchsorted(off, "right"))
@@ -1200,13 +1210,13 @@ class _DocState:
         """The character position where the ``n`` tokens after token index ``ip`` end (rounded down to a character
         start), or None when the text from there to ``end`` has at most ``n`` tokens."""
         assert self._ends is not None
-        e_off = (end if self._mode == "ascii" else int(self._byte_of[end])) - self._rbyte
+        e_off = (end if self._mode == "ascii" else int(self._byte_of_map[end])) - self._rbyte
         if int(self._ends.searchsorted(e_off, "right")) - ip <= n:
             return None
         byte = int(self._ends[ip + n - 1]) + self._rbyte
         if self._mode == "ascii":
             return byte
-        byte_of = self._byte_of  # (the query in the map's dtype: a Python int would make numpy copy the map)
+        byte_of = self._byte_of_map  # (the query in the map's dtype: a Python int would make numpy copy the map)
         return int(byte_of.searchsorted(byte_of.dtype.type(byte), "right")) - 1
 
     def block_at(self, pos: int) -> int:
