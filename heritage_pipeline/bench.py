@@ -155,6 +155,7 @@ def _clear_project_caches() -> None:
     from . import chunking
 
     chunking._anchor_key.cache_clear()
+    chunking._slug_cached.cache_clear()
     chunking._CHUNKERS.clear()
 
 

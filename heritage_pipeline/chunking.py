@@ -292,10 +292,13 @@ def slug(s: str, max_len: int = 48) -> str:
     return out or "untitled"
 
 
+_slug_cached = lru_cache(maxsize=16384)(slug)  # (parent titles repeat in every anchor path below them)
+
+
 @lru_cache(maxsize=8192)
 def _anchor_key(anchors: tuple[str, ...]) -> str:
     """The heading-path part of a chunk id: slugged anchors joined by ``/`` (``root`` without anchors)."""
-    return "/".join(slug(a) for a in anchors) or "root"
+    return "/".join(map(_slug_cached, anchors)) or "root"
 
 
 def breadcrumb(anchors: list[str]) -> str:
