@@ -367,12 +367,14 @@ class Chunker:
             return []
         with _gc_paused():
             state = _DocState(doc, self._counter)
-            today = extraction_day()  # ChunkMeta.extraction_date, once per document
+            # metadata shared by every chunk of the document (extraction_date: once per document)
+            base = {"source_type": doc.source_type, "source_path": doc.source_path, "doc_id": doc.doc_id,
+                    "lang": doc.lang, "language": doc.lang, "domain": params.domain, "extraction_date": extraction_day()}
             chunks: list[Chunk] = []
             ids: dict[str, int] = {}
             for g in self._groups(state, params):
                 for w in self._chunk_group(state, params, g):
-                    chunks.append(self._make_chunk(state, params, w, g, ids, today))
+                    chunks.append(self._make_chunk(state, w, g, ids, base))
             return chunks
 
     # ------------------------------------------------------------------ groups of sections
@@ -393,15 +395,17 @@ class Chunker:
             return out
         groups: list[_Group] = []
         pending: _Group | None = None
+        kinds = st.kinds
+        # (anchor lists are shared, never mutated in place: merges build new lists)
         for k, s in secs:
-            g = _Group(list(s.anchors), s.first, s.last, s, len(s.anchors), secs=(k,))
+            g = _Group(s.anchors, s.first, s.last, s, len(s.anchors), secs=(k,))
             if pending is not None:
                 ancestor = g.anchors[: len(pending.anchors)] == pending.anchors
                 g = _merge_groups(pending, g, section=s)
                 if ancestor:  # "# A" with no body, then "## B": the chunk is A › B's, not just A's
-                    g.anchors = list(s.anchors)
+                    g.anchors = s.anchors
                 pending = None
-            heading_only = st.kinds[s.first : s.last].count("heading") == s.last - s.first
+            heading_only = kinds[s.last - 1] == "heading" and kinds[s.first : s.last].count("heading") == s.last - s.first
             if heading_only and not s.standalone:
                 pending = g  # a heading with no body joins the section after it
                 continue
@@ -869,8 +873,7 @@ class Chunker:
         return found
 
     # ------------------------------------------------------------------ output
-    def _make_chunk(self, st: "_DocState", params: ChunkParams, w: _Window, g: _Group, ids: dict[str, int],
-                    today: str) -> Chunk:
+    def _make_chunk(self, st: "_DocState", w: _Window, g: _Group, ids: dict[str, int], base: dict[str, Any]) -> Chunk:
         doc = st.doc
         # (the normalised document is sliced when it has the same offsets: normalisation is piecewise at every cut
         # the chunker makes)
@@ -890,20 +893,8 @@ class Chunker:
         sec_meta = section.meta if section is not None else {}
         extra = doc.meta.get("chunk_meta")
         # (lists and tuples are copied into fresh lists by the validation)
-        fields: dict[str, Any] = {
-            "source_type": doc.source_type,
-            "source_id": sec_meta.get("source_id", doc.doc_id),
-            "source_path": doc.source_path,
-            "doc_id": doc.doc_id,
-            "anchors": anchors,
-            "context_prefix": w.prefix,
-            "len_tokens": w.n_tokens,
-            "lang": doc.lang,
-            "language": doc.lang,
-            "domain": params.domain,
-            "block_kinds": w.kinds,
-            "extraction_date": today,
-        }
+        fields: dict[str, Any] = {**base, "source_id": sec_meta.get("source_id", doc.doc_id), "anchors": anchors,
+                                  "context_prefix": w.prefix, "len_tokens": w.n_tokens, "block_kinds": w.kinds}
         if sec_meta or extra:
             fields.update((k, v) for k, v in {**(extra or {}), **sec_meta}.items() if k != "source_id")
         quality = {"atomic_oversize": True, "oversize_reason": w.oversize} if w.oversize else {}
