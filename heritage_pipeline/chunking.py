@@ -51,15 +51,18 @@ Exact counts at close to tokenizer speed: every block starts at the start of a n
 which cl100k's pre-tokenizer never merges (its pieces end at line breaks or before the next non-space), so the count
 of a run of blocks is the sum of their counts with trailing whitespace, plus the last one's count without it; the
 same holds at the last whitespace character before a word (the pre-tokenizer attaches exactly that space to the
-word). So each document is encoded once (:meth:`Tokenizer.token_ends`: the UTF-8 end offset of every token) and the
-count of any piece between two such boundaries is the number of token ends between their byte offsets; every
-boundary used is checked to be a token end, else the piece is encoded on its own. A piece's count without trailing
-whitespace comes from the same offsets, or from the final punctuation run (the one pre-token piece that can absorb
-newlines: ``count(punct + trail) - count(punct)``, cached). Windows with a cut that is not additive (inside a word, after
-a CJK full stop, an HTML row starting mid-line) are re-encoded; window starts and overlap heads after a space recount
-one word. Short documents (up to 8 blocks and 8 KB) are counted block by block. Every count is checked by the tests
-against a fresh encode of the embedded string. The cyclic garbage collector is paused while a document is chunked
-(no reference cycles are created; it cost ~10 %).
+word). So each character is encoded about once: a run of blocks short enough to be emitted whole (a section) is
+counted as one string, and a run that will be windowed is encoded once with offsets (:meth:`Tokenizer.token_ends`:
+the UTF-8 end offset of every token), after which the count of any piece between two such boundaries is the number
+of token ends between their byte offsets; every boundary used is checked to be a token end, else the piece is
+encoded on its own (see :class:`_DocState`). A piece's count without trailing whitespace comes from the same
+offsets, or from the final punctuation run (the one pre-token piece that can absorb newlines:
+``count(punct + trail) - count(punct)``, cached). Windows with a cut that is not additive (inside a word, after a
+CJK full stop, an HTML row starting mid-line) are re-encoded; window starts and overlap heads after a space recount
+one word. Short documents (up to 8 blocks and 8 KB) are counted block by block. Counting uses the tokenizer's fast
+backend (rs-bpe, same ids as tiktoken; :mod:`heritage_pipeline.tokenizer`); every count is checked by the tests
+against tiktoken's own encode of the embedded string. The cyclic garbage collector is paused while a document is
+chunked (no reference cycles are created; it cost ~10 %).
 """
 
 from __future__ import annotations
