@@ -11,9 +11,14 @@ from heritage_pipeline.tokenizer import Tokenizer, get_tokenizer
 
 # Characters where pre-tokenizers differ if they differ at all: whitespace kinds and runs, contractions, digits,
 # punctuation runs, letters of several scripts, combining marks, emoji with ZWJ and modifiers, BOM, RTL.
-_NASTY = list(" \t\n\r\x0b\x0c\u00a0\u2003\u3000\u200b\ufeff") + list("abcXYZ0123456789'sltmvedrSLTMVED") + list(
-    ".,;:!?-_()[]{}<>|/\\\"`~#*+=@$%^&") + list("éüßçñÅ中文日本語한국어ΑΒΓабв\u0627\u0644\u05d0\u0301\u0308") + [
-    "🙂", "👍🏽", "\u200d", "👩\u200d👩\u200d👧", "<|endoftext|>", "'ll", "'S", "123456", "    ", "\n\n\n"]
+_NASTY = (
+    [chr(c) for c in range(0x3001) if chr(c).isspace()]  # every Unicode whitespace character (all are <= U+3000)
+    + list("\u200b\u200d\u2060\ufeff\u00ad")
+    + list("abcXYZ0123456789'sltmvedrSLTMVED")
+    + list(".,;:!?-_()[]{}<>|/\\\"`~#*+=@$%^&")
+    + list("éüßçñÅ中文日本語한국어ΑΒΓабв\u0627\u0644\u05d0\u0301\u0308")
+    + ["🙂", "👍🏽", "👩\u200d👩\u200d👧", "<|endoftext|>", "'ll", "'S", "123456", "    ", "\n\n\n"]
+)
 
 
 @pytest.fixture(scope="module")
