@@ -927,7 +927,7 @@ class _DocState:
     """
 
     __slots__ = ("doc", "counter", "full", "core", "_section_index", "kinds", "_starts", "_ends", "_bbyte", "_mode", "_cum",
-                 "_byte_of_map", "norm", "_lazy", "_range", "_ranges", "_rbyte", "_rchar")
+                 "_byte_of_map", "norm", "_lazy", "_range", "_ranges", "_rbyte")
 
     def __init__(self, doc: ParsedDocument, counter: _Counter) -> None:
         self.doc = doc
@@ -944,8 +944,7 @@ class _DocState:
         self.core: list[int] = []
         self._lazy = False  # runs encoded on demand (_load_range)
         self._range: tuple[int, int] | None = None  # (first, last) block of the run whose offsets are loaded
-        self._ranges: dict[tuple[int, int], tuple[np.ndarray | None, int, int]] = {}
-        self._rchar = 0  # character offset of the loaded run's start
+        self._ranges: dict[tuple[int, int], tuple[np.ndarray | None, int]] = {}
         self._rbyte = 0  # UTF-8 offset of the loaded run's start in the normalised text
         self._count_blocks()
         self._cum = list(itertools.accumulate(self.full, initial=0)) if self._mode != "small" and not self._lazy else []
@@ -1016,30 +1015,32 @@ class _DocState:
             norm = self.norm
             assert norm is not None
             s0, e0 = blocks[first].start, blocks[last - 1].end
-            starts = [b.start for b in blocks[first:last]]
-            starts.append(e0)
-            content_ends = [b.content_end for b in blocks[first:last]]
-            if self._mode == "ascii":
-                rbyte = s0
-                bounds = np.asarray(starts, dtype=np.int64) - s0
-                content = np.asarray(content_ends, dtype=np.int64) - s0
-            else:
-                byte_of = self._byte_of()
-                rbyte = int(byte_of[s0])
-                bounds = byte_of[starts].astype(np.int64) - rbyte
-                content = byte_of[content_ends].astype(np.int64) - rbyte
             try:
                 ends = self.counter.tok.token_ends(norm[s0:e0])
-            except UnicodeEncodeError:
+            except UnicodeEncodeError:  # lone surrogates: no UTF-8 offsets
                 ends = None
-            counts = self._offset_counts(ends, bounds, content) if ends is not None and len(ends) else None
+            counts, rbyte = None, 0
+            if ends is not None and len(ends):
+                starts = [b.start for b in blocks[first:last]]
+                starts.append(e0)
+                content_ends = [b.content_end for b in blocks[first:last]]
+                if self._mode == "ascii":
+                    rbyte = s0
+                    bounds = np.asarray(starts, dtype=np.int64) - s0
+                    content = np.asarray(content_ends, dtype=np.int64) - s0
+                else:
+                    byte_of = self._byte_of()
+                    rbyte = int(byte_of[s0])
+                    bounds = byte_of[starts].astype(np.int64) - rbyte
+                    content = byte_of[content_ends].astype(np.int64) - rbyte
+                counts = self._offset_counts(ends, bounds, content)
             if counts is None:
                 ends = None
                 pairs = [self.piece(b.start, b.content_end, b.end) for b in blocks[first:last]]
                 counts = ([p[0] for p in pairs], [p[1] for p in pairs])
             self.full[first:last], self.core[first:last] = counts
-            cached = self._ranges[key] = (ends, s0, rbyte)
-        self._ends, self._rchar, self._rbyte = cached
+            cached = self._ranges[key] = (ends, rbyte)
+        self._ends, self._rbyte = cached
         self._range = key
 
     def piece(self, start: int, content_end: int, end: int) -> tuple[int, int]:
