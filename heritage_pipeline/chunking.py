@@ -984,10 +984,10 @@ class _DocState:
         self._mode = "parts"
         parts = [normalize_inner(text[b.start : b.end]) for b in blocks]
         lead = normalize_inner(text[: blocks[0].start])
-        bb = list(itertools.accumulate((len(p.encode("utf-8")) for p in parts), initial=len(lead.encode("utf-8"))))
-        bbyte = np.asarray(bb, dtype=np.int64)
-        cbyte = np.asarray([s + len(p.rstrip().encode("utf-8")) for s, p in zip(bb, parts)], dtype=np.int64)
         try:
+            bb = list(itertools.accumulate((len(p.encode("utf-8")) for p in parts), initial=len(lead.encode("utf-8"))))
+            bbyte = np.asarray(bb, dtype=np.int64)
+            cbyte = np.asarray([s + len(p.rstrip().encode("utf-8")) for s, p in zip(bb, parts)], dtype=np.int64)
             ends = self.counter.tok.token_ends(lead + "".join(parts))
         except UnicodeEncodeError:  # lone surrogates: no UTF-8 offsets
             ends = None

@@ -254,12 +254,13 @@ def test_strange_text_is_chunked_exactly(tokenizer):
 def test_lone_surrogates_in_a_windowed_document(overrides, tokenizer):
     """JSON input can carry lone surrogates, which have no UTF-8 form (no token offsets): a long document with them
     is still windowed, with exact counts (regression: the byte map raised UnicodeEncodeError)."""
-    text = "# T\n\n" + "Word \ud800 text é more words here. " * 3000 + "\n\n## B\n\n" + "x é " * 100 + "\n"
-    chunks = chunk_text(text, **overrides)
-    assert len(chunks) > 5
-    for c in chunks:
-        assert c.meta.len_tokens == tokenizer.count(join_prefix(c.meta.context_prefix, c.text))
-        assert normalize(text[c.char_start : c.char_end]) == c.text
+    lf = "# T\n\n" + "Word \ud800 text é more words here. " * 3000 + "\n\n## B\n\n" + "x é " * 100 + "\n"
+    for text in (lf, lf.replace("\n", "\r\n")):  # (CRLF: the other token-offset mode)
+        chunks = chunk_text(text, **overrides)
+        assert len(chunks) > 5
+        for c in chunks:
+            assert c.meta.len_tokens == tokenizer.count(join_prefix(c.meta.context_prefix, c.text))
+            assert normalize(text[c.char_start : c.char_end]) == c.text
 
 
 def test_huge_line_without_whitespace(tokenizer):
