@@ -84,20 +84,21 @@ from .config import ChunkingConfig, config_from
 from .markdown import parse_markdown
 from .models import Chunk, extraction_day, join_prefix
 from .structure import ATOMIC_KINDS, Block, ParsedDocument, Section
-from .text import grapheme_boundaries, normalize, normalize_inner
+from .text import ODD_SPACES, grapheme_boundaries, normalize, normalize_inner
 from .tokenizer import Tokenizer, get_tokenizer
 
 BREADCRUMB_SEP = " › "
 _TAIL_PUNCT = regex.compile(r" ?[^\s\p{L}\p{N}]+$")
 # A piece may start here: not whitespace, not a combining mark / ZWJ / variation selector / emoji modifier
 # (those extend the previous grapheme cluster).
-_STARTABLE = r"(?=[^\s\p{M}\u200d\ufe00-\ufe0f\U0001F3FB-\U0001F3FF])"
+_WS = r"[\s\x1c-\x1f]"  # whitespace as str.isspace() / str.strip() see it (regex's \s leaves out U+001C-U+001F)
+_STARTABLE = r"(?=[^\s\x1c-\x1f\p{M}\u200d\ufe00-\ufe0f\U0001F3FB-\U0001F3FF])"
 # Sentence starts: after sentence-final punctuation (optionally closing quotes/brackets) and whitespace, after CJK
 # full stops, and at soft line breaks. Used for overlap heads and for cutting oversize lines.
 _SENTENCE_CUT = regex.compile(
-    r"[.!?…;:。！？；][\"'»”’)\]]*\s+" + _STARTABLE + r"|[。！？]" + _STARTABLE + r"|\n[ \t]*" + _STARTABLE
+    r"[.!?…;:。！？；][\"'»”’)\]]*" + _WS + "+" + _STARTABLE + r"|[。！？]" + _STARTABLE + r"|\n[ \t]*" + _STARTABLE
 )
-_WORD_CUT = regex.compile(r"\s+" + _STARTABLE)
+_WORD_CUT = regex.compile(_WS + "+" + _STARTABLE)
 _WORD = regex.compile(r"\w+")
 # Short documents with at most this many blocks are counted block by block (each block one encode); others with one
 # encode of the whole document and token offsets (numpy set-up costs ~20 us, about what 8 small encodes cost).
@@ -272,7 +273,7 @@ class _Counter:
         if k == content_end:
             punct = ""
         else:
-            if k > start and text[k - 1] == " ":
+            if k > start and (text[k - 1] == " " or text[k - 1] in ODD_SPACES):  # (odd spaces normalise to " ")
                 k -= 1
             punct = text[k:content_end]
             if not punct.isascii():
@@ -645,7 +646,7 @@ class Chunker:
                     break
                 q = p + lead + max(1, (q - p - lead) * 3 // 4)  # the estimate was too long: shrink and cut again
             pce = b
-            while pce > p + lead and text[pce - 1].isspace():
+            while pce > p + lead and (text[pce - 1].isspace() or text[pce - 1] == "\ufeff"):  # (BOMs: deleted)
                 pce -= 1
             c = f - counter.tail_delta(text, p, pce, b) if pce < b else f
             oversize = f"a single grapheme cluster of {c} tokens exceeds the cap" if c > target else None
@@ -1368,7 +1369,7 @@ def _html_row_pieces(text: str, b: Block) -> list[tuple[int, int, int, str, bool
     for k, s in enumerate(starts):
         e = starts[k + 1] if k + 1 < len(starts) else b.end
         ce = e
-        while ce > s and text[ce - 1].isspace():
+        while ce > s and (text[ce - 1].isspace() or text[ce - 1] == "\ufeff"):
             ce -= 1
         if ce > s:
             out.append((s, ce, e, "", k == 0 or text[s - 1] in "\r\n"))

@@ -251,6 +251,9 @@ class _Scanner:
                     append(Block("paragraph", pos, 0, 0))
                     pos = eol + 1
                     continue
+                if c.isspace() and _is_blank(line):  # a line of other whitespace (VT, FF, U+2028, U+3000...) is
+                    pos = eol + 1  # blank too: a block never starts on it
+                    continue
             elif c == "#":  # fast path: an ATX heading (what block() does for it), _ATX without the regex call:
                 rest = line.lstrip("#")  # 1 to 6 "#"s, then a space or tab (skipped) or the end of the line
                 level = len(line) - len(rest)

@@ -21,8 +21,10 @@ WORDS = [
     "👨\u200d👩\u200d👧\u200d👦", "🇫🇷", "👍🏽", "e\u0301te\u0301", "a\u0308", "Z\u0351\u0327\u0301a\u0300\u0346",
     "<|endoftext|>", "<|fim_prefix|>", "<|im_start|>", "`code`", "**bold**", "*em*", "[link](http://x.org/a_b)",
     "x\u00a0y", "a\u2009b", "c\u3000d", "in\ufeffside", "—", "«quoted»", "(paren)", "e.g.", "U.S.A.",
+    "\ufeff", "sep\x1cx", "\x1f", "q\x0bq",
 ]
-PUNCT = [".", ".", ".", "?", "!", ";", ":", "。", "！", "…"]
+# (an odd space before line-final punctuation is French typography, and the one pre-token that spans a space)
+PUNCT = [".", ".", ".", "?", "!", ";", ":", "。", "！", "…", "\u00a0:", "\u00a0!!", "\u2009?!", "\u3000…"]
 
 
 @dataclass

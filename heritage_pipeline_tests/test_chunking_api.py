@@ -4,6 +4,8 @@ documents written for each rule."""
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 
 import pytest
 
@@ -261,6 +263,40 @@ def test_lone_surrogates_in_a_windowed_document(overrides, tokenizer):
         for c in chunks:
             assert c.meta.len_tokens == tokenizer.count(join_prefix(c.meta.context_prefix, c.text))
             assert normalize(text[c.char_start : c.char_end]) == c.text
+
+
+SMALL = {"size_tokens": 300, "max_tokens": 400, "min_tokens": 100, "overlap_ratio": 0.3}
+CAP700 = {"size_tokens": 700, "max_tokens": 700, "overlap_ratio": 0.2}
+
+
+@pytest.mark.parametrize("text, overrides", [
+    # a whitespace-only line of VT / U+3000 / U+2028 after one LF started a block (its characters went uncounted)
+    ("Alpha.\n\x0b\n" + "Beta gamma delta. " * 250, {}),
+    ("Alpha.\n\u3000\n" + "Beta gamma delta. " * 250, {}),
+    ("Alpha.\n\u2028\n" + "Beta gamma delta. " * 250, {}),
+    # an odd space before line-final punctuation is the optional space of that pre-token (was 600 for 799 tokens)
+    ("Et ensuite\xa0…\n" * 200, CAP700),
+    ("x\xa0!!\n" * 300, CAP700),
+    ("Some words here\u2009?!\n" * 300, {}),
+    ("a\u3000!!!\r\n\r\n" * 9, {}),
+    # a space then a BOM at a cut: the BOM is deleted by the normalisation, the piece ends before the space
+    ("abc \ufeff def " * 400, SMALL),
+    # lone surrogates (from JSON) in documents whose normalisation changes lengths
+    ("\ufeffa\n\n" * 8 + "\ud800", {}),
+    ("e\u0301\n\n" * 9 + "\ud800", {}),
+    ("p\ud800\r\n\r\n" * 9, {}),
+])
+def test_hostile_whitespace_keeps_counts_exact(text, overrides, tokenizer):
+    """Found by the adversarial pass: every chunk's count must stay exact (and within the cap)."""
+    cap = overrides.get("max_tokens", 1200)
+    check_basic(text, chunk_text(text, **overrides), tokenizer, cap)
+
+
+def test_information_separator_after_a_space_gives_no_empty_chunk(tokenizer):
+    """U+001C..U+001F are whitespace for str.strip() but not for the regex module's \\s: a word cut landed on one
+    and left a piece that normalises to nothing (an empty chunk)."""
+    text = json.loads((Path(__file__).parent / "fixtures" / "hostile_x1c.json").read_text())["text"]
+    check_basic(text, chunk_text(text), tokenizer, 1200)
 
 
 def test_huge_line_without_whitespace(tokenizer):
