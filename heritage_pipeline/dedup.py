@@ -91,7 +91,7 @@ def normalise_for_hash(text: str) -> str:
 
 def content_hash(text: str) -> str:
     """SHA-256 (hex) of :func:`normalise_for_hash` of the text."""
-    return hashlib.sha256(normalise_for_hash(text).encode()).hexdigest()
+    return hashlib.sha256(normalise_for_hash(text).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def words(text: str) -> list[str]:

@@ -8,15 +8,29 @@ Dicts and lists come back as :class:`SpannedDict` / :class:`SpannedList` (plain 
 ``span`` attribute ``(start, end)`` in code points; ``SpannedDict.value_spans[key]`` and
 ``SpannedList.item_spans[i]`` give the span of each member value (for a string: its literal, quotes included), and
 :func:`string_offsets` maps the characters of a decoded string back to raw offsets inside its literal.
+
+A lone surrogate escape (``"\\ud800"`` without its pair: not a character, and no UTF-8 writer, hash or Parquet file
+can store it) decodes as U+FFFD, the replacement character, the way tiktoken and most JSON tools treat it. One
+escape gives one character either way, so offsets are unchanged.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from json.decoder import scanstring
 
 _WS = " \t\n\r"
 _DECODER = json.JSONDecoder()
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _scan_string(text: str, i: int) -> tuple[str, int]:
+    """The string literal whose opening quote is at ``i - 1`` (stdlib ``scanstring``), lone surrogates replaced."""
+    s, end = scanstring(text, i)
+    if not s.isascii() and _SURROGATE.search(s):
+        s = _SURROGATE.sub("\ufffd", s)
+    return s, end
 
 
 class SpannedDict(dict):
@@ -75,7 +89,7 @@ def _parse(text: str, i: int):
         while True:
             if i >= len(text) or text[i] != '"':
                 raise JSONSpanError(_where(text, i, "expected a property name in double quotes"))
-            key, i = scanstring(text, i + 1)
+            key, i = _scan_string(text, i + 1)
             i = _skip(text, i)
             if i >= len(text) or text[i] != ":":
                 raise JSONSpanError(_where(text, i, "expected ':' after a property name"))
@@ -113,7 +127,7 @@ def _parse(text: str, i: int):
                 return arr, i + 1
             raise JSONSpanError(_where(text, i, "expected ',' or ']' in an array"))
     if ch == '"':
-        return scanstring(text, i + 1)
+        return _scan_string(text, i + 1)
     value, end = _DECODER.raw_decode(text, i)
     return value, end
 
@@ -125,7 +139,8 @@ def string_offsets(text: str, start: int) -> tuple[str, list[int]]:
     """Decode the JSON string literal at ``text[start]`` (a ``"``) and return it with the raw offset of each of its
     characters (an escape maps to the offset of its backslash; a surrogate pair to its first escape).
 
-    The decoded string equals :func:`json.loads` of the literal. Raises :class:`JSONSpanError` for a malformed literal.
+    The decoded string equals :func:`json.loads` of the literal (a lone surrogate as U+FFFD, see the module doc).
+    Raises :class:`JSONSpanError` for a malformed literal.
     """
     if text[start : start + 1] != '"':
         raise JSONSpanError(_where(text, start, "expected a string"))
@@ -156,7 +171,7 @@ def string_offsets(text: str, start: int) -> tuple[str, list[int]]:
                 if 0xDC00 <= low < 0xE000:
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     width = 12
-            out.append(chr(code))
+            out.append("\ufffd" if 0xD800 <= code < 0xE000 else chr(code))  # (a lone surrogate: see the module doc)
             offs.append(i)
             i += width
             continue

@@ -177,6 +177,20 @@ def test_long_message_is_split_at_block_boundaries(tokenizer):
         assert json.dumps(first_line)[1:-1] in raw[c.spans.char_start : c.spans.char_end]
 
 
+def test_lone_surrogate_escapes_become_replacement_characters():
+    """A "\\ud800" escape without its pair (seen in real exports) is not a character: it decodes as U+FFFD (one
+    character for one escape, spans unchanged), so hashing, Parquet and the index never meet it (it crashed dedup)."""
+    body = "Broken emoji \\ud83d here and a real pair \\ud83d\\ude00 there. " * 20
+    raw = ('[{"uuid": "c", "name": "S", "chat_messages": [{"uuid": "m", "sender": "human", "index": 0, '
+           '"created_at": "2024-01-01T00:00:00Z", "text": "' + body + '"}]}]')
+    cfg = load_chunking_config()
+    doc, problems = parse_conversations(raw, doc_id="s", source_path="s.json", lang="en", cfg=ALL)
+    assert problems == []
+    assert "\ufffd" in doc.text and "\U0001F600" in doc.text and "\ud83d" not in doc.text
+    chunks = chunk_documents([doc], cfg)
+    assert chunks and all(c.text.encode("utf-8") for c in chunks)
+
+
 def test_not_json_raises_parse_error():
     with pytest.raises(ParseError, match="invalid JSON"):
         parse_conversations("{", doc_id="x", source_path="x", lang="en", cfg=ALL)
