@@ -638,10 +638,17 @@ class Chunker:
                         return out
                 q = p + lead + max(1, int(piece_max * cpt * 0.9))
             q = min(q, ce)
+            prev_b = prev_f = -1
             while True:
                 b, nlead, nclean = _best_cut(text, p, lead, q, ce)
                 jb = st.token_index(b) if nclean else None
-                f = (jb - ip) if (jb is not None and ip is not None) else counter.count(st.normalized(p, b))
+                if jb is not None and ip is not None:
+                    f = jb - ip
+                elif b == prev_b:  # the same cut again (one grapheme cluster longer than the limit): same count
+                    f = prev_f
+                else:
+                    f = counter.count(st.normalized(p, b))
+                prev_b, prev_f = b, f
                 if f <= piece_max or q <= p + lead + 1:
                     break
                 q = p + lead + max(1, (q - p - lead) * 3 // 4)  # the estimate was too long: shrink and cut again
