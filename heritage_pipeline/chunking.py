@@ -90,15 +90,16 @@ from .tokenizer import Tokenizer, get_tokenizer
 BREADCRUMB_SEP = " › "
 _TAIL_PUNCT = regex.compile(r" ?[^\s\p{L}\p{N}]+$")
 # A piece may start here: not whitespace, not a combining mark / ZWJ / variation selector / emoji modifier
-# (those extend the previous grapheme cluster).
-_WS = r"[\s\x1c-\x1f]"  # whitespace as str.isspace() / str.strip() see it (regex's \s leaves out U+001C-U+001F)
-_STARTABLE = r"(?=[^\s\x1c-\x1f\p{M}\u200d\ufe00-\ufe0f\U0001F3FB-\U0001F3FF])"
+# (those extend the previous grapheme cluster), not a BOM (the normalisation deletes it: what follows it decides).
+_STARTABLE = r"(?=[^\s\p{M}\u200d\ufe00-\ufe0f\ufeff\U0001F3FB-\U0001F3FF])"
 # Sentence starts: after sentence-final punctuation (optionally closing quotes/brackets) and whitespace, after CJK
 # full stops, and at soft line breaks. Used for overlap heads and for cutting oversize lines.
+# (``\s`` here is Unicode White_Space, the pre-tokenizer's whitespace; str.isspace() also counts U+001C-U+001F, so
+# a piece between two cuts can still be blank for str.strip(): such a window is never emitted, see chunk_document)
 _SENTENCE_CUT = regex.compile(
-    r"[.!?…;:。！？；][\"'»”’)\]]*" + _WS + "+" + _STARTABLE + r"|[。！？]" + _STARTABLE + r"|\n[ \t]*" + _STARTABLE
+    r"[.!?…;:。！？；][\"'»”’)\]]*\s+" + _STARTABLE + r"|[。！？]" + _STARTABLE + r"|\n[ \t]*" + _STARTABLE
 )
-_WORD_CUT = regex.compile(_WS + "+" + _STARTABLE)
+_WORD_CUT = regex.compile(r"\s+" + _STARTABLE)
 _WORD = regex.compile(r"\w+")
 # Short documents with at most this many blocks are counted block by block (each block one encode); others with one
 # encode of the whole document and token offsets (numpy set-up costs ~20 us, about what 8 small encodes cost).
@@ -378,7 +379,9 @@ class Chunker:
             ids: dict[str, int] = {}
             for g in self._groups(state, params):
                 for w in self._chunk_group(state, params, g):
-                    chunks.append(self._make_chunk(state, w, g, ids, base))
+                    c = self._make_chunk(state, w, g, ids, base)
+                    if c is not None:
+                        chunks.append(c)
             return chunks
 
     # ------------------------------------------------------------------ groups of sections
@@ -884,11 +887,16 @@ class Chunker:
         return found
 
     # ------------------------------------------------------------------ output
-    def _make_chunk(self, st: "_DocState", w: _Window, g: _Group, ids: dict[str, int], base: dict[str, Any]) -> Chunk:
+    def _make_chunk(self, st: "_DocState", w: _Window, g: _Group, ids: dict[str, int],
+                    base: dict[str, Any]) -> Chunk | None:
+        """The chunk record of window ``w``; None when its text is blank (P-nonempty: a piece of only characters that
+        str.strip() removes but the pre-tokenizer does not cut at, such as U+001C after a space)."""
         doc = st.doc
         # (the normalised document is sliced when it has the same offsets: normalisation is piecewise at every cut
         # the chunker makes)
         text = st.normalized(w.start, w.end).rstrip()
+        if not text:
+            return None
         if doc.text_is_raw:
             raw_start, raw_end = w.start, w.end
         else:
