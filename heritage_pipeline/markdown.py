@@ -18,7 +18,8 @@ Agreement with CommonMark is tested against markdown-it-py (top-level headings a
 and on every Markdown file of ../shared/data.
 
 Deliberate deviations from CommonMark: a U+FEFF (BOM) at the start of a line is ignored when classifying the line
-(real files carry stray BOMs inside the text); a fence indented by 4+ spaces still opens a fenced block (MkDocs
+(real files carry stray BOMs inside the text); a line of only whitespace of any kind (VT, FF, U+2028, U+3000...,
+what ``str.strip`` removes) is blank, not a paragraph (the chunk text drops it anyway); a fence indented by 4+ spaces still opens a fenced block (MkDocs
 nests them in admonitions); a line without ``|`` still continues a table (as GFM does).
 
 Speed: the scanner works on offsets, not on a line list. Runs of ordinary paragraph lines are skipped by one C-level
