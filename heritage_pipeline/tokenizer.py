@@ -100,8 +100,8 @@ class Tokenizer:
 
         Tokens between two byte offsets that are both in this array are the tokens of that slice of the text, which
         is how the chunker counts many pieces of a document with one encode (it checks that its cut points are in the
-        array). Costs one ``encode_ordinary`` of ``text`` (the ids never become Python ints). Raises
-        UnicodeEncodeError for text with lone surrogates (it has no UTF-8 byte offsets).
+        array). Costs one encode of ``text`` (rs-bpe returns the ids as a Python list; tiktoken's buffer never makes
+        Python ints). Raises UnicodeEncodeError for text with lone surrogates (it has no UTF-8 byte offsets).
         """
         if self._fast_encode is not None:
             ids = np.array(self._fast_encode(text), dtype=np.int64)
