@@ -351,7 +351,10 @@ def report(res: dict[str, Any]) -> list[str]:
         if not h or "error" in h:
             continue
         lines.append("")
-        lines.append(f"targets of issue #3 for {name} (CPU-time ratios):")
+        shared = Path(os.environ.get("HERITAGE_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+        note = "" if Path(res["corpus"]).resolve() == shared.resolve() else \
+            f" - NOTE: the targets are defined on the Markdown files of {shared}; this run used {res['corpus']}"
+        lines.append(f"targets of issue #3 for {name} (CPU-time ratios){note}:")
         checks = []
         if "x_floor" in h:
             checks.append((f">= 0.5 x tiktoken encode_ordinary: {h['x_floor']:.2f}", h["x_floor"] >= 0.5))
