@@ -88,7 +88,6 @@ from .text import ODD_SPACES, grapheme_boundaries, normalize, normalize_inner
 from .tokenizer import Tokenizer, get_tokenizer
 
 BREADCRUMB_SEP = " › "
-_TAIL_PUNCT = regex.compile(r" ?[^\s\p{L}\p{N}]+$")
 # A piece may start here: not whitespace, not a combining mark / ZWJ / variation selector / emoji modifier
 # (those extend the previous grapheme cluster), not a BOM (the normalisation deletes it: what follows it decides).
 _STARTABLE = r"(?=[^\s\p{M}\u200d\ufe00-\ufe0f\ufeff\U0001F3FB-\U0001F3FF])"
@@ -268,9 +267,8 @@ class _Counter:
         if not trail.isascii() or "\r" in trail:
             trail = normalize_inner(trail)
         k = content_end
-        if not text[k - 1].isalnum():  # (the common case, a word before the trailing whitespace, skips the loop)
-            while k > start and not text[k - 1].isalnum() and not text[k - 1].isspace():
-                k -= 1  # str.isalnum() is exactly \p{L} | \p{N}
+        while k > start and not text[k - 1].isalnum() and not text[k - 1].isspace():
+            k -= 1  # str.isalnum() is exactly \p{L} | \p{N}
         if k == content_end:
             punct = ""
         else:
@@ -655,9 +653,7 @@ class Chunker:
                 if f <= piece_max or q <= p + lead + 1:
                     break
                 q = p + lead + max(1, (q - p - lead) * 3 // 4)  # the estimate was too long: shrink and cut again
-            pce = b
-            while pce > p + lead and (text[pce - 1].isspace() or text[pce - 1] == "\ufeff"):  # (BOMs: deleted)
-                pce -= 1
+            pce = _rstrip_end(text, p + lead, b)
             c = f - counter.tail_delta(text, p, pce, b) if pce < b else f
             oversize = f"a single grapheme cluster of {c} tokens exceeds the cap" if c > target else None
             out.append(_Unit(p, b, pce, f, c, pclean, cont, ((p + lead, kind),), 0, oversize, lead))
@@ -1358,6 +1354,7 @@ def _line_pieces(text: str, start: int, end: int, group_fences: bool = True) -> 
 
 
 def _rstrip_end(text: str, s: int, e: int) -> int:
+    """End of ``text[s:e]`` without its trailing whitespace and BOMs (the normalisation deletes BOMs)."""
     while e > s and (text[e - 1].isspace() or text[e - 1] == "\ufeff"):
         e -= 1
     return e
@@ -1383,9 +1380,7 @@ def _html_row_pieces(text: str, b: Block) -> list[tuple[int, int, int, str, bool
     out = []
     for k, s in enumerate(starts):
         e = starts[k + 1] if k + 1 < len(starts) else b.end
-        ce = e
-        while ce > s and (text[ce - 1].isspace() or text[ce - 1] == "\ufeff"):
-            ce -= 1
+        ce = _rstrip_end(text, s, e)
         if ce > s:
             out.append((s, ce, e, "", k == 0 or text[s - 1] in "\r\n"))
     return out

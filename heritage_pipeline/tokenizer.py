@@ -148,7 +148,8 @@ def _load_rs_bpe(enc: tiktoken.Encoding):
     if factory is None:
         return None
     fast = factory()
-    if fast.encode(_PROBE) != enc.encode_ordinary(_PROBE) or fast.count(_PROBE) != len(enc.encode_ordinary(_PROBE)):
+    expected = enc.encode_ordinary(_PROBE)
+    if fast.encode(_PROBE) != expected or fast.count(_PROBE) != len(expected):
         return None
     return fast
 
