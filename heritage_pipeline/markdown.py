@@ -19,8 +19,9 @@ and on every Markdown file of ../shared/data.
 
 Deliberate deviations from CommonMark: a U+FEFF (BOM) at the start of a line is ignored when classifying the line
 (real files carry stray BOMs inside the text); a line of only whitespace of any kind (VT, FF, U+2028, U+3000...,
-what ``str.strip`` removes) is blank, not a paragraph (the chunk text drops it anyway); a fence indented by 4+ spaces still opens a fenced block (MkDocs
-nests them in admonitions); a line without ``|`` still continues a table (as GFM does).
+what ``str.strip`` removes) is blank, not a paragraph (the chunk text drops it anyway); a fence indented by 4+ spaces
+still opens a fenced block (MkDocs nests them in admonitions); a line without ``|`` still continues a table (as GFM
+does).
 
 Speed: the scanner works on offsets, not on a line list. Runs of ordinary paragraph lines are skipped by one C-level
 regex search for the next line that is blank or could start another block (:data:`_PARA_STOP`); only those
@@ -89,8 +90,7 @@ _ATTR_LIST = re.compile(r"\s*\{[^{}]*#[^{}]*\}\s*$")
 _CLOSING_HASHES = re.compile(r"[ \t]+#+$")
 # First characters (after indentation) of lines that may open a block other than a paragraph.
 _SPECIAL_FIRST = frozenset("#`~>-*+_=|</0123456789")
-_BLANK_FIRST = frozenset(" \t\ufeff\u00a0")  # the members of _SPECIAL_FIRST_OR_INDENT that a blank line may start with
-_SPECIAL_FIRST_OR_INDENT = _SPECIAL_FIRST | _BLANK_FIRST
+_SPECIAL_FIRST_OR_INDENT = _SPECIAL_FIRST | frozenset(" \t\ufeff\u00a0")
 
 
 def clean_heading(raw: str) -> str:
@@ -245,15 +245,15 @@ class _Scanner:
                 eol = n
             line = s[pos:eol]
             c = line[:1]
+            if (c.isspace() or c == "\ufeff") and _is_blank(line):  # a blank line the empty-line check did not skip
+                pos = eol + 1  # (spaces, BOMs, or any other whitespace: VT, U+2028, U+3000...)
+                continue
             if c not in special:
                 # fast path: a one-line paragraph of ordinary text followed by an empty line (most prose)
                 if "|" not in line and (startswith("\n\n", eol) or eol >= n - 1) and not line.isspace() \
                         and not ("<" in line and _TABLE_OPEN.search(line)):
                     append(Block("paragraph", pos, 0, 0))
                     pos = eol + 1
-                    continue
-                if c.isspace() and _is_blank(line):  # a line of other whitespace (VT, FF, U+2028, U+3000...) is
-                    pos = eol + 1  # blank too: a block never starts on it
                     continue
             elif c == "#":  # fast path: an ATX heading (what block() does for it), _ATX without the regex call:
                 rest = line.lstrip("#")  # 1 to 6 "#"s, then a space or tab (skipped) or the end of the line
@@ -279,10 +279,6 @@ class _Scanner:
                     append(Block("list_item", pos, 0, 0))
                     pos = self.list_item_end(eol, 0)
                     continue
-            elif c in _BLANK_FIRST and _is_blank(line):  # spaces / BOM only: a blank line the fast check did not skip
-                # (a line starting with any other member of ``special`` has a non-blank first character)
-                pos = eol + 1
-                continue
             pos = self.block(pos, eol, line)
         return blocks
 

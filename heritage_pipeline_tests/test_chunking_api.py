@@ -274,6 +274,7 @@ CAP700 = {"size_tokens": 700, "max_tokens": 700, "overlap_ratio": 0.2}
     ("Alpha.\n\x0b\n" + "Beta gamma delta. " * 250, {}),
     ("Alpha.\n\u3000\n" + "Beta gamma delta. " * 250, {}),
     ("Alpha.\n\u2028\n" + "Beta gamma delta. " * 250, {}),
+    ("Alpha.\n\x0b\u3000\ufeff\xa0\n\n" + "Beta gamma delta. " * 250, {}),  # (other whitespace + BOM, then LF LF)
     # an odd space before line-final punctuation is the optional space of that pre-token (was 600 for 799 tokens)
     ("Et ensuite\xa0…\n" * 200, CAP700),
     ("x\xa0!!\n" * 300, CAP700),
