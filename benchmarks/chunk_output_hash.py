@@ -66,7 +66,9 @@ def record(c: Chunk) -> str:
 
 
 def markdown_corpus() -> list[tuple[str, str]]:
-    files = sorted(SHARED.rglob("*.md"))
+    # realworld/ (third-party files of every source type, added to the shared data later) is not part of the fixed
+    # corpus the stored hashes and the chunker benchmark are defined on: 1,028 Markdown files
+    files = sorted(p for p in SHARED.rglob("*.md") if p.relative_to(SHARED).parts[0] != "realworld")
     return [(str(p.relative_to(SHARED)), p.read_text(encoding="utf-8")) for p in files]
 
 
