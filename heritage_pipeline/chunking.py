@@ -341,48 +341,10 @@ def _common_prefix(a: list[str], b: list[str]) -> list[str]:
     return out
 
 
-class Chunker:
-    """Chunks parsed documents. Construct once per config; :meth:`chunk_document` is re-entrant.
+class SectionGrouper:
+    """Groups a document's heading sections into chunkable groups and decides, per group, between one
+    whole chunk and windows (mixin of :class:`~heritage_pipeline.chunking.chunker.Chunker`)."""
 
-    ``tokenizer`` defaults to the config's (cl100k offline). All sizes are tokens of that encoding.
-    """
-
-    def __init__(self, config: ChunkingConfig | None = None, tokenizer: Tokenizer | None = None) -> None:
-        self.config = config or config_from(None, {})
-        self.tokenizer = tokenizer or get_tokenizer(self.config.tokenizer, self.config.tokenizer_backend)
-        self._counter = _Counter(self.tokenizer)
-        self._prefix_cache: dict[str, int] = {}
-        self._params: dict[tuple[str, str | None], ChunkParams] = {}
-        self._max_level = self.config.hierarchy.max_level  # (a computed property of the config)
-
-    # ------------------------------------------------------------------ public API
-    def chunk_document(self, doc: ParsedDocument, params: ChunkParams | None = None) -> list[Chunk]:
-        """Chunk one parsed document. Returns [] for a document with no non-blank text. Never raises on content.
-
-        ``params`` defaults to :func:`params_for` of the chunker's config, the document's source type and domain.
-        """
-        if params is None:
-            key = (doc.source_type, doc.domain)
-            params = self._params.get(key)
-            if params is None:
-                params = self._params[key] = params_for(self.config, source_type=doc.source_type, domain=doc.domain)
-        if not doc.blocks or not doc.sections:
-            return []
-        with _gc_paused():
-            state = _DocState(doc, self._counter)
-            # metadata shared by every chunk of the document (extraction_date: once per document)
-            base = {"source_type": doc.source_type, "source_path": doc.source_path, "doc_id": doc.doc_id,
-                    "lang": doc.lang, "language": doc.lang, "domain": params.domain, "extraction_date": extraction_day()}
-            chunks: list[Chunk] = []
-            ids: dict[str, int] = {}
-            for g in self._groups(state, params):
-                for w in self._chunk_group(state, params, g):
-                    c = self._make_chunk(state, w, g, ids, base)
-                    if c is not None:
-                        chunks.append(c)
-            return chunks
-
-    # ------------------------------------------------------------------ groups of sections
     def _groups(self, st: "_DocState", params: ChunkParams) -> list[_Group]:
         doc = st.doc
         secs = [(k, s) for k, s in enumerate(doc.sections) if s.last > s.first]
@@ -446,7 +408,6 @@ class Chunker:
             g.c_full, g.c_core = st.run_counts(g.first, g.last, params.whole_limit)
         return g.c_full, g.c_core
 
-    # ------------------------------------------------------------------ one group
     def _chunk_group(self, st: "_DocState", params: ChunkParams, g: _Group) -> list[_Window]:
         doc = st.doc
         prefix = self._prefix(g.anchors, params)
@@ -466,25 +427,12 @@ class Chunker:
         units = self._units(st, params, g)
         return self._pack(st, params, g, units, overlap)
 
-    def _prefix(self, anchors: list[str], params: ChunkParams, extra: str = "") -> str:
-        crumb = breadcrumb(anchors) if params.parent_titles and anchors else ""
-        if extra:
-            return f"{crumb}\n{extra}" if crumb else extra
-        return crumb
 
-    def _prefix_tokens(self, prefix: str) -> int:
-        """Tokens that ``prefix`` adds to the embedded string (prefix + blank line; 0 without a prefix)."""
-        if not prefix:
-            return 0
-        n = self._prefix_cache.get(prefix)
-        if n is None:
-            n = self.tokenizer.count(prefix + "\n\n")
-            if len(self._prefix_cache) > 4096:
-                self._prefix_cache.clear()
-            self._prefix_cache[prefix] = n
-        return n
+class UnitBuilder:
+    """Cuts a group into units for windowing: whole blocks, oversize blocks split at rows / lines / sentences /
+    words / graphemes, headings and short paragraphs glued to a neighbour (mixin of
+    :class:`~heritage_pipeline.chunking.chunker.Chunker`)."""
 
-    # ------------------------------------------------------------------ units
     def _units(self, st: "_DocState", params: ChunkParams, g: _Group) -> list[_Unit]:
         """Units for windowing: whole blocks; blocks over the budget (or non-atomic blocks over the target) split
         into rows / lines / sentences / words / graphemes; then headings and short paragraphs glued to a neighbour."""
@@ -664,7 +612,11 @@ class Chunker:
             u.c_full = u.c_core + counter.tail_delta(text, u.start, u.content_end, e)
         return out
 
-    # ------------------------------------------------------------------ windows
+
+class WindowPacker:
+    """Packs units into windows of balanced size with exact token counts and overlap heads (mixin of
+    :class:`~heritage_pipeline.chunking.chunker.Chunker`)."""
+
     def _pack(self, st: "_DocState", params: ChunkParams, g: _Group, units: list[_Unit], overlap: int) -> list[_Window]:
         """Greedy windows over units with a balanced target, never past the cap, each overlapping the previous one
         by at most ``overlap`` tokens (see the module docstring)."""
@@ -881,6 +833,66 @@ class Chunker:
             j -= 1
             found = _Head(cands[j], k, full, core)
         return found
+
+
+class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
+    """Chunks parsed documents. Construct once per config; :meth:`chunk_document` is re-entrant.
+
+    ``tokenizer`` defaults to the config's (cl100k offline). All sizes are tokens of that encoding.
+    """
+
+    def __init__(self, config: ChunkingConfig | None = None, tokenizer: Tokenizer | None = None) -> None:
+        self.config = config or config_from(None, {})
+        self.tokenizer = tokenizer or get_tokenizer(self.config.tokenizer, self.config.tokenizer_backend)
+        self._counter = _Counter(self.tokenizer)
+        self._prefix_cache: dict[str, int] = {}
+        self._params: dict[tuple[str, str | None], ChunkParams] = {}
+        self._max_level = self.config.hierarchy.max_level  # (a computed property of the config)
+
+    # ------------------------------------------------------------------ public API
+    def chunk_document(self, doc: ParsedDocument, params: ChunkParams | None = None) -> list[Chunk]:
+        """Chunk one parsed document. Returns [] for a document with no non-blank text. Never raises on content.
+
+        ``params`` defaults to :func:`params_for` of the chunker's config, the document's source type and domain.
+        """
+        if params is None:
+            key = (doc.source_type, doc.domain)
+            params = self._params.get(key)
+            if params is None:
+                params = self._params[key] = params_for(self.config, source_type=doc.source_type, domain=doc.domain)
+        if not doc.blocks or not doc.sections:
+            return []
+        with _gc_paused():
+            state = _DocState(doc, self._counter)
+            # metadata shared by every chunk of the document (extraction_date: once per document)
+            base = {"source_type": doc.source_type, "source_path": doc.source_path, "doc_id": doc.doc_id,
+                    "lang": doc.lang, "language": doc.lang, "domain": params.domain, "extraction_date": extraction_day()}
+            chunks: list[Chunk] = []
+            ids: dict[str, int] = {}
+            for g in self._groups(state, params):
+                for w in self._chunk_group(state, params, g):
+                    c = self._make_chunk(state, w, g, ids, base)
+                    if c is not None:
+                        chunks.append(c)
+            return chunks
+
+    def _prefix(self, anchors: list[str], params: ChunkParams, extra: str = "") -> str:
+        crumb = breadcrumb(anchors) if params.parent_titles and anchors else ""
+        if extra:
+            return f"{crumb}\n{extra}" if crumb else extra
+        return crumb
+
+    def _prefix_tokens(self, prefix: str) -> int:
+        """Tokens that ``prefix`` adds to the embedded string (prefix + blank line; 0 without a prefix)."""
+        if not prefix:
+            return 0
+        n = self._prefix_cache.get(prefix)
+        if n is None:
+            n = self.tokenizer.count(prefix + "\n\n")
+            if len(self._prefix_cache) > 4096:
+                self._prefix_cache.clear()
+            self._prefix_cache[prefix] = n
+        return n
 
     # ------------------------------------------------------------------ output
     def _make_chunk(self, st: "_DocState", w: _Window, g: _Group, ids: dict[str, int],
