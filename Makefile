@@ -45,7 +45,7 @@ $(BENCH_STAMP): $(STAMP)
 	@touch $(BENCH_STAMP)
 
 bench: install $(BENCH_STAMP)
-	$(BIN)/python -m heritage_pipeline.bench $(BENCH_ARGS)
+	$(BIN)/python -m heritage_pipeline_eval.bench.chunker $(BENCH_ARGS)
 
 clean:
 	rm -rf data/output .dagster_home

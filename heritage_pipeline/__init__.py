@@ -8,9 +8,10 @@ Library entry points (no Dagster needed)::
 The Dagster code location is :mod:`heritage_pipeline.definitions`; the CLI is ``heritage-pipeline``.
 """
 
-from .chunking import Chunker, chunk_text
-from .config import ChunkingConfig, ConfigError, PipelineConfig, load_chunking_config, load_pipeline_config
-from .models import Chunk, ChunkMetadata
+from heritage_pipeline.chunking.chunker import Chunker, chunk_text
+from heritage_pipeline.core.config import (ChunkingConfig, ConfigError, PipelineConfig, load_chunking_config,
+    load_pipeline_config)
+from heritage_pipeline.core.models import Chunk, ChunkMetadata
 
 __all__ = [
     "Chunk",

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import dagster as dg
 
-from .config import load_pipeline_config
-from .defs.assets import CHUNKING_CONFIG_PATH, PIPELINE_CONFIG_PATH, build_assets
-from .defs.automation import build_jobs, index_automation, language_sensor, nightly_csv_registry
-from .defs.executors import executor_for
-from .defs.resources import build_resources
+from heritage_pipeline.core.config import load_pipeline_config
+from heritage_pipeline.defs.assets import CHUNKING_CONFIG_PATH, PIPELINE_CONFIG_PATH, build_assets
+from heritage_pipeline.defs.automation import build_jobs, index_automation, language_sensor, nightly_csv_registry
+from heritage_pipeline.defs.executors import executor_for
+from heritage_pipeline.defs.resources import build_resources
 
 
 def build_definitions(chunking_path: str | Path = CHUNKING_CONFIG_PATH, pipeline_path: str | Path = PIPELINE_CONFIG_PATH,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import regex
 
-from heritage_pipeline.markdown import parse_markdown
-from heritage_pipeline.models import Chunk, join_prefix
-from heritage_pipeline.text import normalize
+from heritage_pipeline.sources.markdown import parse_markdown
+from heritage_pipeline.core.models import Chunk, join_prefix
+from heritage_pipeline.core.text import normalize
 
 _GRAPHEME = regex.compile(r"\X")
 

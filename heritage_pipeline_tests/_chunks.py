@@ -1,6 +1,6 @@
 """Small helpers to build Chunk records in tests."""
 
-from heritage_pipeline.models import Chunk, ChunkMeta, Spans
+from heritage_pipeline.core.models import Chunk, ChunkMeta, Spans
 
 
 def make_chunk(i: int, text: str, *, tier: str = "TIER_4_INFERRED", source: str | None = None, lang: str = "en",

@@ -42,6 +42,6 @@ def shared_data() -> Path:
 def tokenizer():
     """The reference counter the tests check chunks against: tiktoken itself, independent of the fast backend
     (rs-bpe) the chunker counts with."""
-    from heritage_pipeline.tokenizer import get_tokenizer
+    from heritage_pipeline.core.tokenizer import get_tokenizer
 
     return get_tokenizer("cl100k", "tiktoken")

@@ -1,4 +1,4 @@
 """The Dagster layer: partitions, resources, IO manager, assets, checks, schedules and sensors.
 
-Assets are thin: each calls the plain functions of :mod:`heritage_pipeline.pipeline` and returns data plus metadata.
+Assets are thin: each calls the plain functions of :mod:`heritage_pipeline.stages` and returns data plus metadata.
 """

@@ -1,10 +1,10 @@
-"""The eight assets of the pipeline, thin wrappers over :mod:`heritage_pipeline.pipeline`.
+"""The eight assets of the pipeline, thin wrappers over :mod:`heritage_pipeline.stages`.
 
 ``raw_sources -> parsed_sections -> chunks -> enriched_chunks -> deduped_chunks -> embedded_chunks`` are
 partitioned by source_type x language and stored as Parquet (one file per partition); ``lancedb_index`` and
 ``ablation_report`` consume every materialised partition (missing ones allowed).
 
-Versions (see :mod:`.versions` and :mod:`heritage_pipeline.incremental`):
+Versions (see :mod:`.versions` and :mod:`heritage_pipeline.incremental.versions`):
 
 * code version = hash of exactly the config keys and source code that shape the asset, so editing
   ``configs/chunking.yaml`` (then reloading the code location) marks exactly the affected assets unsynced;
@@ -32,21 +32,23 @@ import dagster as dg
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .. import pipeline as P
-from ..ablation import distractor_docs, run_ablation
-from ..chunking import breadcrumb
-from ..config import DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, SOURCE_TYPES, load_chunking_config, load_pipeline_config
-from ..dedup import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
-from ..discovery import RawSource, discover, sources_to_table, table_to_sources
-from ..entities import annotate_heritage, copy_annotation, heritage_version, mention_context_key
-from ..incremental import (add_row_keys, chained_version, digest, is_current, read_if_code_version, read_if_version,
-                           read_table, reusable_rows, source_hash, stored_versions, with_versions, write_text_atomic,
-                           write_version_marker)
-from ..index import (build_fts, chunk_rows, indexed_partition_versions, indexed_partitions, open_table, refresh_fts,
-                     sync_partitions)
-from ..models import Chunk, QuarantineRecord, chunks_to_table, table_to_chunks, table_vectors
-from ..parsing import docs_to_table, table_to_docs
-from ..text import normalize
+from heritage_pipeline import stages as P
+from heritage_pipeline_eval.ablation import distractor_docs, run_ablation
+from heritage_pipeline.chunking.ids import breadcrumb
+from heritage_pipeline.core.config import (DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, SOURCE_TYPES,
+    load_chunking_config, load_pipeline_config)
+from heritage_pipeline.dedup.minhash import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
+from heritage_pipeline.sources.discovery import RawSource, discover, sources_to_table, table_to_sources
+from heritage_pipeline.enrich.heritage import annotate_heritage, copy_annotation, heritage_version, mention_context_key
+from heritage_pipeline.incremental.versions import (add_row_keys, chained_version, digest, is_current,
+    read_if_code_version, read_if_version, read_table, reusable_rows, source_hash, stored_versions, with_versions,
+    write_text_atomic, write_version_marker)
+from heritage_pipeline.index.writer import (build_fts, indexed_partition_versions, indexed_partitions, open_table,
+    refresh_fts, sync_partitions)
+from heritage_pipeline.index.schema import chunk_rows
+from heritage_pipeline.core.models import Chunk, QuarantineRecord, chunks_to_table, table_to_chunks, table_vectors
+from heritage_pipeline.sources.dispatch import docs_to_table, table_to_docs
+from heritage_pipeline.core.text import normalize
 from .io_managers import partition_path
 from .partitions import language_partitions, partition_key_str, source_language_partitions, split_partition_key
 from .resources import EmbedderResource, LanceDBResource, SettingsResource, TokenizerResource
@@ -68,7 +70,7 @@ def _discover_cached(data_dir: str, stamp: tuple, cache_path: str | None) -> lis
     from upath import UPath
 
     path = UPath(cache_path)
-    version = source_hash("discovery")  # a new language detector invalidates the remembered languages
+    version = source_hash("sources.discovery")  # a new language detector invalidates the remembered languages
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -367,7 +369,7 @@ GAZETTEER_KEY = b"heritage.gazetteer"  # schema metadata of enriched_chunks: the
 
 def enrichment_keys(items: list[Chunk], records: list[str]) -> list[str]:
     """Row keys for reusing enrichment: each chunk's record hashed with every record of its coreference context
-    (:func:`~heritage_pipeline.entities.mention_context_key`), so an edited chunk re-enriches its whole document or
+    (:func:`~heritage_pipeline.enrich.heritage.mention_context_key`), so an edited chunk re-enriches its whole document or
     conversation (mentions resolve across it) while an edited registry row re-enriches that row only."""
     groups: dict[tuple, list[str]] = {}
     ctx = [mention_context_key(c) for c in items]
@@ -436,8 +438,8 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
 
 
 def _checks(kept, log, cap: int, raw_sources: pa.Table, parsed_sections: pa.Table, items=None):
-    """The asset checks, computed by :func:`heritage_pipeline.checks.deduped_checks`."""
-    from ..checks import deduped_checks
+    """The asset checks, computed by :func:`heritage_pipeline.dedup.checks.deduped_checks`."""
+    from heritage_pipeline.dedup.checks import deduped_checks
 
     sources = table_to_sources(raw_sources)
     parsed = parsed_sections.select(["source_path", "text_is_raw", "structure"]).to_pylist()
@@ -561,7 +563,7 @@ def lancedb_index(context: dg.AssetExecutionContext, settings: SettingsResource,
 
 
 def _dir_bytes(uri: str) -> int:
-    from ..index import dir_bytes
+    from heritage_pipeline.index.writer import dir_bytes
 
     return dir_bytes(uri) if "://" not in uri else 0
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from ..config import ExecutorConfig
+from heritage_pipeline.core.config import ExecutorConfig
 
 
 def _run_scoped_dask_executor() -> dg.ExecutorDefinition:
@@ -96,7 +96,7 @@ def executor_for(cfg: ExecutorConfig, *, dask_address: str | None = None) -> dg.
 
 def worker_env(n_workers: int) -> dict[str, str]:
     """Environment for ``n_workers`` Dask worker processes on this machine: torch threads = cores / workers (at least
-    1), read by :class:`heritage_pipeline.embedding.SentenceTransformerEmbedder`; otherwise every worker runs as many
+    1), read by :class:`heritage_pipeline.embed.embedders.SentenceTransformerEmbedder`; otherwise every worker runs as many
     torch threads as there are cores and the workers slow each other down."""
     import os
 

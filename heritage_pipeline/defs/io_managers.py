@@ -3,7 +3,7 @@
 Assets hand over ``pyarrow.Table`` objects. Files are written to a temporary name in the same folder and renamed,
 so a run killed mid-write never leaves a truncated Parquet file (on object stores, where rename is a copy, the
 object appears whole or not at all). An output whose footer would carry the same data version as the file already
-in place (:mod:`heritage_pipeline.incremental`) is not rewritten. ``base_dir`` may be a local path or an fsspec URI
+in place (:mod:`heritage_pipeline.incremental.versions`) is not rewritten. ``base_dir`` may be a local path or an fsspec URI
 (``s3://bucket/prefix``) through universal-pathlib. Unpartitioned assets downstream of partitioned ones receive
 ``{partition_key: Table}``.
 """
@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from upath import UPath
 
-from ..incremental import stored_versions, table_versions
+from heritage_pipeline.incremental.versions import stored_versions, table_versions
 from .partitions import split_partition_key
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from ..config import SOURCE_TYPES
+from heritage_pipeline.core.config import SOURCE_TYPES
 
 source_type_partitions = dg.StaticPartitionsDefinition(list(SOURCE_TYPES))
 language_partitions = dg.DynamicPartitionsDefinition(name="language")

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import dagster as dg
 
-from ..config import ChunkingConfig, EmbedderConfig, PipelineConfig, load_chunking_config, load_pipeline_config
-from ..embedding import EmbeddingCache, make_embedder
-from ..tokenizer import Tokenizer, get_tokenizer
+from heritage_pipeline.core.config import (ChunkingConfig, EmbedderConfig, PipelineConfig, load_chunking_config,
+    load_pipeline_config)
+from heritage_pipeline.embed.cache import EmbeddingCache
+from heritage_pipeline.embed.embedders import make_embedder
+from heritage_pipeline.core.tokenizer import Tokenizer, get_tokenizer
 
 
 class SettingsResource(dg.ConfigurableResource):

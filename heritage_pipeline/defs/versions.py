@@ -14,7 +14,7 @@ at its last materialisation; resource and run config never do. So every asset's 
 * a code change in a stage's modules (or in a module they import) changes that stage's source hash.
 
 The config is read when the code location loads: after editing a YAML file, reload the location (UI "Reload").
-The same versions key the reuse of stored outputs (:mod:`heritage_pipeline.incremental`), so a stored output is
+The same versions key the reuse of stored outputs (:mod:`heritage_pipeline.incremental.versions`), so a stored output is
 never reused across a config or code change.
 """
 
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import ChunkingConfig, PipelineConfig
-from ..incremental import source_hash
-from ..linkml import SCHEMA_ENUM
-from ..registry import DEFAULT_MAPPINGS
+from heritage_pipeline.core.config import ChunkingConfig, PipelineConfig
+from heritage_pipeline.incremental.versions import source_hash
+from heritage_pipeline.sources.linkml import SCHEMA_ENUM
+from heritage_pipeline.sources.registry import DEFAULT_MAPPINGS
 
 EMBEDDER_OUTPUT_KEYS = ("model", "backend", "query_prefix", "passage_prefix", "context_prefix", "long_text",
                         "window_overlap_tokens")
@@ -50,25 +50,25 @@ class StageInputs:
 
 EMBEDDER = tuple(f"embedder.{k}" for k in EMBEDDER_OUTPUT_KEYS)
 STAGES: dict[str, StageInputs] = {
-    "raw_sources": StageInputs(modules=("discovery",)),
-    "parsed_sections": StageInputs(chunking=("hierarchy", "sources", "domains"), modules=("parsing",),
+    "raw_sources": StageInputs(modules=("sources.discovery",)),
+    "parsed_sections": StageInputs(chunking=("hierarchy", "sources", "domains"), modules=("sources.dispatch",),
                                    files=(Path(DEFAULT_MAPPINGS), Path(SCHEMA_ENUM))),
     "chunks": StageInputs(chunking=("mode", "tokenizer", "hierarchy", "sliding_window", "domains", "sources",
                                     "quality.length", "context.parent_titles"),
                           modules=("chunking",)),
-    # pipeline.py is hashed as a file, so the modules it calls into are listed here. The registries' names (the
+    # stages.py is hashed as a file, so the modules it calls into are listed here. The registries' names (the
     # gazetteer) are data, not config: they key enriched_chunks' data version (defs/assets.py), not its code version
     "enriched_chunks": StageInputs(chunking=("context.keywords", "context.entities", "context.section_embedding",
                                              "context.tables", "quality.readability", "quality.length"),
-                                   pipeline=EMBEDDER, modules=("enrich", "entities", "quality", "embedding", "langid"),
-                                   files=(PACKAGE / "pipeline.py",)),
+                                   pipeline=EMBEDDER, modules=("enrich.stage", "enrich.heritage", "enrich.quality", "embed.embedders", "embed.cache", "enrich.langid"),
+                                   files=(PACKAGE / "stages.py",)),
     "deduped_chunks": StageInputs(chunking=("quality.dedup", "quality.length", "quality.drop_low_quality",
                                             "quality.drop_reasons"),
-                                  modules=("dedup", "quality"), files=(PACKAGE / "pipeline.py",)),
-    "embedded_chunks": StageInputs(pipeline=EMBEDDER, modules=("embedding",), files=(PACKAGE / "pipeline.py",)),
-    "lancedb_index": StageInputs(chunking=("outputs",), modules=("index",)),
+                                  modules=("dedup.minhash", "enrich.quality"), files=(PACKAGE / "stages.py",)),
+    "embedded_chunks": StageInputs(pipeline=EMBEDDER, modules=("embed.embedders", "embed.cache"), files=(PACKAGE / "stages.py",)),
+    "lancedb_index": StageInputs(chunking=("outputs",), modules=("index.writer", "index.search")),
     "ablation_report": StageInputs(chunking=("*",), pipeline=EMBEDDER + RETRIEVAL_KEYS + ("ablation",),
-                                   modules=("ablation",)),
+                                   modules=("heritage_pipeline_eval.ablation",)),
 }
 
 

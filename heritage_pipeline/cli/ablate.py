@@ -1,0 +1,73 @@
+"""``heritage-pipeline ablate``: the size x overlap grid on golden sets -> report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from heritage_pipeline.core.config import (
+    load_chunking_config,
+    load_pipeline_config,
+)
+
+from .console import console, err
+
+
+# --------------------------------------------------------------------------------------------------------- ablate
+def cmd_ablate(args: argparse.Namespace) -> int:
+    from heritage_pipeline.embed.cache import EmbeddingCache
+    from heritage_pipeline.embed.embedders import make_embedder
+    from heritage_pipeline_eval.ablation import default_distractors, distractor_docs, run_ablation
+    from heritage_pipeline_eval.metrics import load_golden
+
+    cfg = load_chunking_config(args.config)
+    pcfg = load_pipeline_config(args.pipeline_config)
+    update: dict = {"max_questions_per_language": args.max_questions}
+    for key in ("modes", "sizes", "overlaps", "retrievers"):
+        value = getattr(args, key)
+        if value:
+            cast = float if key == "overlaps" else int if key == "sizes" else str
+            update[key] = [cast(v) for v in value.split(",") if v]
+    if args.distractor_chars is not None:
+        update["distractor_chars"] = args.distractor_chars
+    if args.compare_embedders and not pcfg.ablation.embedder_candidates:
+        from heritage_pipeline_eval.bench.embed import CANDIDATES
+
+        update["embedder_candidates"] = [c.model_dump() for c in CANDIDATES.values()]
+    abl = type(pcfg.ablation).model_validate({**pcfg.ablation.model_dump(), **update})
+    golden: dict[str, Path] = {}
+    for g in args.golden:
+        qs, _ = load_golden(g, limit=1)
+        if not qs:
+            err.print(f"{g}: golden set is empty")
+            return 2
+        golden[qs[0].lang] = Path(g)
+    distractors = {}
+    for lang, folder in golden.items():
+        if args.distractors:
+            root = Path(args.distractors)
+            if not root.is_dir():
+                err.print(f"{root}: --distractors is not a folder")
+                return 2
+            distractors[lang] = distractor_docs(sorted(root.rglob("*.md")), None, None, root)
+        else:  # a fixed sample of the data folder's other corpora of this language (<golden>/../..)
+            distractors[lang] = default_distractors(folder.resolve().parent.parent, lang, abl.distractor_chars,
+                                                    abl.distractor_corpora, abl.distractor_max_file_chars)
+        n_chars = sum(len(d.text) for d in distractors[lang])
+        err.print(f"{lang}: {len(distractors[lang])} distractor documents, {n_chars} characters")
+    embedder = make_embedder(pcfg.embedder)
+    out = Path(args.out)
+    cache = EmbeddingCache(args.cache or out / "embeddings.sqlite")
+    t0 = time.perf_counter()
+    try:
+        result = run_ablation(golden, distractors, cfg, abl, embedder, cache, out, progress=lambda m: err.print(m),
+                              lcfg=pcfg.lancedb, ecfg=pcfg.embedder)
+    finally:
+        cache.close()
+    print(result.markdown, flush=True)
+    console.print(f"embedding cache: {cache.hits} hits, {cache.misses} misses (hit rate {cache.hit_rate:.1%}); "
+                  f"wall time {time.perf_counter() - t0:.0f} s")
+    console.print(f"report: {', '.join(result.paths.values())}")
+    return 0

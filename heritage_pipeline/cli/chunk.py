@@ -1,0 +1,117 @@
+"""``heritage-pipeline chunk``: files -> parsed, chunked, enriched, deduplicated JSONL.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+from heritage_pipeline.core.config import (
+    ConfigError,
+    load_chunking_config,
+    load_pipeline_config,
+)
+
+from .console import _progress, console, err
+
+
+# ---------------------------------------------------------------------------------------------------------- chunk
+def _expand(paths: list[str]) -> list[Path]:
+    """The input files of ``paths`` (folders expanded to their supported files), each once, in order. Raises
+    FileNotFoundError naming a path that does not exist (a usage error, not a bad input)."""
+    from heritage_pipeline.sources.discovery import EXTENSION_TYPES, is_ignored
+
+    out: dict[Path, Path] = {}
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in EXTENSION_TYPES
+                           and not is_ignored(f.name))
+        elif p.exists():
+            found = [p]
+        else:
+            raise FileNotFoundError(f"{p}: no such file or directory")
+        for f in found:
+            out.setdefault(f.resolve(), f)  # the same file named twice (or via its folder) is read once
+    return list(out.values())
+
+
+def cmd_chunk(args: argparse.Namespace) -> int:
+    from heritage_pipeline import stages as P
+    from heritage_pipeline.embed.cache import EmbeddingCache
+    from heritage_pipeline.embed.embedders import make_embedder
+    from heritage_pipeline.sources.discovery import load_source
+
+    try:
+        cfg = load_chunking_config(args.config, **chunk_overrides(args))
+    except ConfigError as exc:
+        err.print(str(exc))
+        return 2
+    pcfg = load_pipeline_config(args.pipeline_config)
+    if Path(args.out).is_dir():
+        err.print(f"--out {args.out}: is a folder; give the path of the JSONL file to write")
+        return 2
+    try:
+        files = _expand(args.paths)
+    except FileNotFoundError as exc:
+        err.print(str(exc))
+        return 2
+    if not files:
+        err.print("no input files")
+        return 2
+    sources = []
+    with _progress() as progress:
+        task = progress.add_task("reading", total=len(files))
+        for f in files:
+            sources.append(load_source(f, source_type=args.source_type, lang=args.lang))
+            progress.advance(task)
+    parsed = P.parse_sources(sources, cfg)
+    items = P.chunk_documents(parsed.docs, cfg)
+    needs_model = cfg.context.keywords.method == "keybert" or cfg.context.section_embedding
+    embedder = make_embedder(pcfg.embedder) if (needs_model and items and not args.no_model) else None
+    if embedder is None and cfg.context.keywords.method == "keybert":
+        cfg = cfg.model_copy(update={"context": cfg.context.model_copy(update={
+            "keywords": cfg.context.keywords.model_copy(update={"method": "rake"})})})
+    cache = EmbeddingCache(args.cache) if (embedder is not None and args.cache) else None
+    P.enrich_stage(items, cfg, embedder, pcfg.embedder, cache, data_dir=pcfg.data_path)
+    kept, log = P.dedup_stage(items, cfg)
+    out = Path(args.out)
+    n = P.write_jsonl(kept, out, cfg.outputs.fields)
+    qpath = out.with_name(out.stem + ".quarantine.jsonl") if out.suffix == ".jsonl" else Path(str(out) + ".quarantine.jsonl")
+    P.write_quarantine(parsed.quarantined, qpath)
+    if log:
+        import pyarrow.parquet as pq
+
+        from heritage_pipeline.dedup.minhash import log_to_table
+
+        pq.write_table(log_to_table(log), out.with_name(out.stem + ".dedup_log.parquet"))
+    by_status = Counter(v.split(":")[0] for v in parsed.accounted.values())
+    console.print(f"{len(files)} input(s): {by_status.get('parsed', 0)} parsed, {by_status.get('skipped', 0)} skipped, "
+                  f"{by_status.get('quarantined', 0)} quarantined; {len(items)} chunks, {len(log)} dropped as duplicates, "
+                  f"{n} written to {out}")
+    for q in parsed.quarantined:
+        err.print(f"[yellow]quarantined[/yellow] {q.path}: {q.reason}")
+    for s in parsed.skipped:
+        err.print(f"[dim]skipped[/dim] {s}")
+    if parsed.quarantined:
+        console.print(f"quarantine: {qpath}")
+    return 0
+
+
+def chunk_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """chunking.yaml overrides from ``chunk --mode/--domain/--set``: ``--domain`` applies one preset to every file
+    (the path rules are switched off); ``--set key=value`` takes any dotted key, the value parsed as YAML."""
+    import yaml
+
+    out: dict[str, object] = {}
+    if getattr(args, "mode", None):
+        out["mode"] = args.mode
+    if getattr(args, "domain", None):
+        out["domains.default"] = args.domain
+        out["domains.rules"] = []
+    for item in getattr(args, "set", None) or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE, e.g. --set sliding_window.size_tokens=600")
+        out[key.strip()] = yaml.safe_load(value)
+    return out

@@ -1,0 +1,1 @@
+"""Shared by every stage: the record types, document structure, text normalisation, tokenizer, configuration."""

@@ -1,0 +1,282 @@
+"""The record types that flow through every stage: raw source -> section -> chunk.
+
+One :class:`Chunk` model is produced by the chunker and carried through enrichment, quality, dedup and
+embedding; later stages fill fields, they never re-derive text or offsets.
+
+Offsets (``Spans``) are **code-point offsets** (Python ``str`` indices) into the raw file decoded with its
+detected encoding, a leading BOM removed; intervals are half-open ``[char_start, char_end)``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import date, datetime, timezone
+from typing import Any, Literal
+
+import pyarrow as pa
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_NAME = "heritage_pipeline.chunk"
+SCHEMA_VERSION = 1
+
+DataTier = Literal["TIER_1_AUTHORITATIVE", "TIER_2_VERIFIED", "TIER_3_CROWD_SOURCED", "TIER_4_INFERRED"]
+TIER_PRIORITY: dict[str, int] = {
+    "TIER_1_AUTHORITATIVE": 4,
+    "TIER_2_VERIFIED": 3,
+    "TIER_3_CROWD_SOURCED": 2,
+    "TIER_4_INFERRED": 1,
+}
+PrimaryClass = Literal["custodian", "observation", "collection", "relationship", "context"]
+
+
+class Spans(BaseModel):
+    """Half-open ``[char_start, char_end)`` code-point offsets into the decoded raw file."""
+
+    model_config = ConfigDict(extra="forbid")
+    char_start: int = Field(ge=0)
+    char_end: int = Field(ge=0)
+
+
+def extraction_day() -> str:
+    """ISO date (``YYYY-MM-DD``) stamped into ``ChunkMeta.extraction_date``: the UTC day of ``$SOURCE_DATE_EPOCH``
+    (seconds since 1970-01-01, the reproducible-builds convention,
+    https://reproducible-builds.org/specs/source-date-epoch/) when set, so that two runs on different days give
+    byte-identical output; otherwise today's local date. Raises ValueError when the variable is not an integer."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch:
+        try:
+            return datetime.fromtimestamp(int(epoch), tz=timezone.utc).date().isoformat()
+        except ValueError as exc:
+            raise ValueError(f"SOURCE_DATE_EPOCH={epoch!r} is not an integer number of seconds") from exc
+    return date.today().isoformat()
+
+
+class ChunkMetadata(BaseModel):
+    """Universal chunk metadata of the heritage seed (``ChunkMetadata``), present on every chunk."""
+
+    model_config = ConfigDict(extra="forbid")
+    source_type: Literal["document", "website", "conversation", "csv_registry", "yaml_instance", "wikidata"]
+    source_id: str
+    primary_class: PrimaryClass | None = None
+    mentioned_classes: list[str] = Field(default_factory=list)
+    custodian_type: str | None = None
+    mentioned_entities: list[str] = Field(default_factory=list)
+    entity_types: list[str] = Field(default_factory=list)
+    ghcid: str | None = None
+    country_code: str | None = None
+    region_code: str | None = None
+    settlement: str | None = None
+    data_tier: DataTier = "TIER_4_INFERRED"
+    extraction_date: str = Field(default_factory=lambda: extraction_day())
+    confidence_score: float = 0.5
+    language: str = "und"
+    has_identifiers: bool = False
+    has_collections: bool = False
+    has_relationships: bool = False
+
+
+class ChunkMeta(ChunkMetadata):
+    """Per-chunk metadata: the seed's :class:`ChunkMetadata` plus chunking/enrichment fields.
+
+    Source-specific fields are typed and optional (``None`` where they do not apply) so that every one of them
+    can become a LanceDB column.
+    """
+
+    source_path: str
+    doc_id: str
+    anchors: list[str] = Field(default_factory=list)
+    context_prefix: str = ""
+    keywords: list[str] = Field(default_factory=list)
+    entities: dict[str, list[str]] = Field(default_factory=dict)
+    len_tokens: int = 0
+    lang: str = "und"
+    domain: str | None = None
+    block_kinds: list[str] = Field(default_factory=list)
+    table_digest: str | None = None
+    # tables and code blocks in the chunk (issue 5; see heritage_pipeline.enrich.tables / .codeblocks); text stays exact
+    table_text: str | None = None
+    table_summary: str | None = None
+    code_languages: list[str] = Field(default_factory=list)
+    code_paths: list[str] = Field(default_factory=list)
+    code_summary: str | None = None
+    duplicates: list[dict[str, str]] = Field(default_factory=list)
+    # conversation
+    conversation_id: str | None = None
+    message_index: int | None = None
+    sender: str | None = None
+    created_at: str | None = None
+    # website
+    source_url: str | None = None
+    section_type: str | None = None
+    xpath: str | None = None
+    has_images: bool | None = None
+    html_tag: str | None = None
+    # registries / instances
+    registry_type: str | None = None
+    row_index: int | None = None
+    hc_id: str | None = None
+    extra: dict[str, str] = Field(default_factory=dict)
+    # embedding provenance (filled by the embedding stage)
+    embedding_model: str | None = None
+    embedding_windows: int | None = None
+
+
+class Quality(BaseModel):
+    """Quality flags and scores; see :mod:`heritage_pipeline.enrich.quality` for the definitions."""
+
+    model_config = ConfigDict(extra="forbid")
+    readability: float | None = None
+    readability_formula: str | None = None
+    readability_ok: bool | None = None
+    length_ok: bool = True
+    boilerplate: bool = False
+    score: float | None = None
+    dup_penalty: float = 0.0
+    atomic_oversize: bool = False
+    oversize_reason: str | None = None
+
+
+class Chunk(BaseModel):
+    """One chunk record, as written to JSONL (one per line).
+
+    ``text`` is the chunk's source region ``raw[char_start:char_end]`` after the documented normalisation
+    (:func:`heritage_pipeline.core.text.normalize`) for Markdown and plain text; for derived sources (HTML, JSON,
+    CSV, YAML) it is the extracted text and the span covers the raw region it came from.
+    What is embedded is :meth:`embedding_text` (``meta.context_prefix`` + blank line + ``text``); ``len_tokens``
+    counts exactly that string in cl100k tokens.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    text: str
+    meta: ChunkMeta
+    section_emb: list[float] | None = None
+    spans: Spans
+    quality: Quality = Field(default_factory=Quality)
+
+    # Splitter-style accessors (LangChain / Chonkie users expect these on a chunk).
+    @property
+    def char_start(self) -> int:
+        return self.spans.char_start
+
+    @property
+    def char_end(self) -> int:
+        return self.spans.char_end
+
+    @property
+    def anchors(self) -> list[str]:
+        return self.meta.anchors
+
+    @property
+    def context_prefix(self) -> str:
+        return self.meta.context_prefix
+
+    @property
+    def len_tokens(self) -> int:
+        return self.meta.len_tokens
+
+    def embedding_text(self) -> str:
+        """The exact string whose cl100k token count is ``meta.len_tokens`` (prefix, blank line, text)."""
+        return join_prefix(self.meta.context_prefix, self.text)
+
+
+def join_prefix(prefix: str, text: str) -> str:
+    """Join a context prefix and a chunk text the one way the whole pipeline does (blank line between)."""
+    return f"{prefix}\n\n{text}" if prefix else text
+
+
+class QuarantineRecord(BaseModel):
+    """A file (or a part of one) that could not be processed, with a one-line reason naming the problem."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    reason: str
+    stage: str = "parse"
+    source_type: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Arrow/Parquet conversion. Scalar fields that users filter on are real columns; the full record is kept as JSON
+# (schema name + version inside) so nested metadata round-trips exactly; vectors are float32 lists.
+# ---------------------------------------------------------------------------------------------------------------
+
+CHUNK_ARROW_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("doc_id", pa.string()),
+        ("source_path", pa.string()),
+        ("source_type", pa.string()),
+        ("lang", pa.string()),
+        ("char_start", pa.int64()),
+        ("char_end", pa.int64()),
+        ("len_tokens", pa.int64()),
+        ("text", pa.string()),
+        ("record", pa.string()),
+        ("section_emb", pa.list_(pa.float32())),
+        ("vector", pa.list_(pa.float32())),
+    ],
+    metadata={"schema_name": SCHEMA_NAME, "schema_version": str(SCHEMA_VERSION)},
+)
+
+
+def chunks_to_table(chunks: list[Chunk], vectors: list[list[float]] | None = None) -> pa.Table:
+    """Convert chunks (and optional passage vectors, same order) to an Arrow table of :data:`CHUNK_ARROW_SCHEMA`."""
+    if vectors is not None and len(vectors) != len(chunks):
+        raise ValueError(f"{len(vectors)} vectors for {len(chunks)} chunks")
+    cols: dict[str, list[Any]] = {name: [] for name in CHUNK_ARROW_SCHEMA.names}
+    for i, c in enumerate(chunks):
+        cols["id"].append(c.id)
+        cols["doc_id"].append(c.meta.doc_id)
+        cols["source_path"].append(c.meta.source_path)
+        cols["source_type"].append(c.meta.source_type)
+        cols["lang"].append(c.meta.lang)
+        cols["char_start"].append(c.spans.char_start)
+        cols["char_end"].append(c.spans.char_end)
+        cols["len_tokens"].append(c.meta.len_tokens)
+        cols["text"].append(c.text)
+        cols["record"].append(c.model_dump_json(exclude={"section_emb"}))
+        cols["section_emb"].append(c.section_emb)
+        cols["vector"].append(vectors[i] if vectors is not None else None)
+    return pa.table(cols, schema=CHUNK_ARROW_SCHEMA)
+
+
+def table_to_chunks(table: pa.Table) -> list[Chunk]:
+    """Inverse of :func:`chunks_to_table` (vectors are read separately with :func:`table_vectors`).
+
+    Raises ValueError when the table was written by another schema version.
+    """
+    check_schema(table)
+    records = table.column("record").to_pylist()
+    embs = table.column("section_emb").to_pylist()
+    out = []
+    for rec, emb in zip(records, embs):
+        chunk = Chunk.model_validate_json(rec)
+        chunk.section_emb = emb
+        out.append(chunk)
+    return out
+
+
+def table_vectors(table: pa.Table) -> list[list[float] | None]:
+    """The ``vector`` column of a chunk table as Python lists (None where not embedded)."""
+    return table.column("vector").to_pylist()
+
+
+def check_schema(table: pa.Table) -> None:
+    """Raise ValueError if an Arrow table was not written with this chunk schema version."""
+    meta = table.schema.metadata or {}
+    name = meta.get(b"schema_name", b"").decode()
+    version = meta.get(b"schema_version", b"").decode()
+    if name != SCHEMA_NAME or version != str(SCHEMA_VERSION):
+        raise ValueError(
+            f"chunk table has schema {name or '?'} v{version or '?'}, expected {SCHEMA_NAME} v{SCHEMA_VERSION}: "
+            "re-materialise it with this version of heritage_pipeline"
+        )
+
+
+def chunk_to_json(chunk: Chunk, fields: list[str] | None = None) -> str:
+    """One JSONL line for a chunk, restricted to ``fields`` (default: all output fields)."""
+    data = chunk.model_dump(mode="json")
+    if fields:
+        data = {k: v for k, v in data.items() if k in fields}
+    return json.dumps(data, ensure_ascii=False)

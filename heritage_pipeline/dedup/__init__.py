@@ -1,0 +1,1 @@
+"""Deduplication (exact and MinHash LSH near-duplicates, every drop logged) and the data-quality checks."""

@@ -1,0 +1,97 @@
+"""Plain, testable data-quality checks on the chunks that leave ``deduped_chunks`` (SPEC.md §5 asset checks).
+
+The Dagster asset (:mod:`heritage_pipeline.defs.assets`) turns each :class:`CheckOutcome` into an
+``AssetCheckResult``; nothing here imports Dagster. Each check returns the offending ids/paths (empty = passed).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from .minhash import DedupRecord, check_dedup_accounting
+from heritage_pipeline.core.models import Chunk
+from heritage_pipeline.core.text import normalize
+
+
+@dataclass
+class CheckOutcome:
+    """Result of one check: ``name`` (the asset-check name), ``passed``, ``severity`` (``ERROR``/``WARN``),
+    JSON-able ``metadata`` (counts and up to 10-20 examples)."""
+
+    name: str
+    passed: bool
+    metadata: dict[str, Any] = field(default_factory=dict)
+    severity: str = "ERROR"
+
+
+def bad_spans(chunks: list[Chunk], raw_texts: dict[str, str], text_is_raw: dict[str, bool]) -> list[str]:
+    """Ids of chunks whose span is not inside its raw file (``0 <= char_start < char_end <= len(raw)``, code
+    points), or, for documents whose parsed text *is* the raw file (Markdown, plain text), whose
+    ``normalize(raw[char_start:char_end])`` differs from the chunk text. ``raw_texts``: source path -> decoded raw
+    text; ``text_is_raw``: source path -> whether spans index the raw text directly."""
+    out = []
+    for c in chunks:
+        raw = raw_texts.get(c.meta.source_path, "")
+        s, e = c.spans.char_start, c.spans.char_end
+        if not (0 <= s < e <= len(raw)):
+            out.append(c.id)
+        elif text_is_raw.get(c.meta.source_path) and normalize(raw[s:e]) != c.text:
+            out.append(c.id)
+    return out
+
+
+def over_max(chunks: list[Chunk], cap: int) -> list[str]:
+    """Ids of chunks whose embedded text (context prefix + text) exceeds ``cap`` cl100k tokens and that are not
+    flagged ``quality.atomic_oversize`` (a single unsplittable unit, reported by the chunker)."""
+    return [c.id for c in chunks if c.meta.len_tokens > cap and not c.quality.atomic_oversize]
+
+
+def empty_chunks(chunks: list[Chunk]) -> list[str]:
+    """Ids of chunks whose text is empty or whitespace only."""
+    return [c.id for c in chunks if not c.text.strip()]
+
+
+def duplicated_ids(chunks: list[Chunk]) -> list[str]:
+    """Chunk ids that occur more than once."""
+    return [i for i, n in Counter(c.id for c in chunks).items() if n > 1]
+
+
+def unaccounted_inputs(statuses: dict[str, str], parsed_paths: set[str], kept: list[Chunk],
+                       log: list[DedupRecord], skipped: dict[str, list] | None = None) -> list[str]:
+    """Input files that are neither chunked (a kept chunk or a logged drop comes from them), nor skipped or
+    quarantined at discovery (``statuses[path] != "ok"``), nor quarantined at parse time (not in
+    ``parsed_paths``), nor parsed with every part skipped for a stated reason (``skipped[path]`` non-empty, e.g.
+    all messages under the minimum length). ``statuses``: source path -> discovery status."""
+    chunked = {c.meta.source_path for c in kept} | {r.dropped_source for r in log}
+    skipped = skipped or {}
+    return [p for p, status in statuses.items()
+            if status == "ok" and p in parsed_paths and p not in chunked and not skipped.get(p)]
+
+
+def deduped_checks(chunks_in: list[Chunk], kept: list[Chunk], log: list[DedupRecord], cap: int,
+                   raw_texts: dict[str, str], text_is_raw: dict[str, bool], statuses: dict[str, str],
+                   skipped: dict[str, list] | None = None) -> list[CheckOutcome]:
+    """All checks of the ``deduped_chunks`` asset, in the order of its check specs (plus ``dedup_log_complete``:
+    every input chunk is kept or has exactly one dedup-log row)."""
+    spans = bad_spans(kept, raw_texts, text_is_raw)
+    over = over_max(kept, cap)
+    empty = empty_chunks(kept)
+    dups = duplicated_ids(kept)
+    unacc = unaccounted_inputs(statuses, set(text_is_raw), kept, log, skipped)
+    problems = check_dedup_accounting(chunks_in, kept, log)
+    chunked = {c.meta.source_path for c in kept} | {r.dropped_source for r in log}
+    return [
+        CheckOutcome("spans_round_trip", not spans, {"bad": len(spans), "examples": spans[:10]}),
+        CheckOutcome("no_chunk_over_max", not over, {"over": len(over), "cap": cap, "examples": over[:10],
+                                                     "flagged_atomic_oversize": sum(c.quality.atomic_oversize for c in kept)}),
+        CheckOutcome("no_empty_chunk", not empty, {"empty": len(empty), "examples": empty[:10]}),
+        CheckOutcome("ids_unique", not dups, {"duplicated_ids": len(dups), "examples": dups[:10]}),
+        # a parsed document may legitimately give no chunk (e.g. every message below the minimum length): warn
+        CheckOutcome("inputs_accounted_for", not unacc, {"files": len(statuses), "chunked": len(chunked & set(statuses)),
+                                                         "not_accounted": unacc[:20]}, severity="WARN"),
+        CheckOutcome("dedup_log_complete", not problems, {"chunks_in": len(chunks_in), "kept": len(kept),
+                                                          "log_rows": len(log), "problems": problems}),
+    ]
+

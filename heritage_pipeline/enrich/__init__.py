@@ -1,0 +1,1 @@
+"""Enrichment: keywords, light NER, heritage mentions, language, tables and code blocks, quality flags."""

@@ -1,0 +1,118 @@
+"""Institution names: case and accent folding, type keywords (museum, Archiv, bibliothèque, ...), inflection-
+stripped keys and initials, shared by the gazetteer and the mention finder.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import regex
+
+WORD_RE = regex.compile(r"[\p{L}\p{N}]+")
+QID_RE = re.compile(r"^Q\d+$")
+ISIL_RE = re.compile(r"(?<![\w-])([A-Z]{2}-[A-Za-z0-9][A-Za-z0-9:/\-]{0,13})(?![\w-])")
+GHCID_RE = re.compile(r"(?<![\w-])[A-Z]{2}-[A-Z0-9]{1,3}-[A-Z]{3}-[A-Z]-[A-Z0-9-]+(?![\w-])")
+ISIL_CUE_RE = re.compile(r"\bISIL\b[\s:=()\-–codeCODE]{0,12}$")
+MAX_NAME_TOKENS = 10
+
+# Type keywords (accent-folded, lower case) -> GLAMORCUBESFIXPHDNT code. Multilingual (NL, EN, FR, DE + a few
+# neighbours seen in the registries). Multi-word keys are matched as token sequences.
+TYPE_KEYWORDS: dict[str, str] = {
+    **dict.fromkeys("museum musea museums musee musees museo musei museu muzeum museet museen".split(), "M"),
+    **dict.fromkeys("archief archieven archive archives archiv archivo archivio archiwum arkiv archivum "
+                    "erfgoedcentrum".split(), "A"),
+    **dict.fromkeys("bibliotheek bibliotheken bibliotheque bibliotheques bibliothek bibliotheken library libraries "
+                    "biblioteca biblioteka mediatheque mediatheek erfgoedbibliotheken".split(), "L"),
+    **dict.fromkeys("gallery galerie galleria kunsthal kunsthalle pinakothek pinacotheque".split(), "G"),
+    **dict.fromkeys("zoo dierentuin tierpark tiergarten hortus arboretum aquarium".split(), "B"),
+    **dict.fromkeys(["botanical garden", "botanic garden", "jardin botanique", "botanischer garten"], "B"),
+    **dict.fromkeys("instituut institute institut kenniscentrum".split(), "R"),
+    **dict.fromkeys("university universiteit universite universitat universitaet hogeschool".split(), "E"),
+    **dict.fromkeys("kerk church eglise kirche cathedral kathedraal cathedrale abdij abbey abbaye abtei "
+                    "klooster monastery synagoge synagogue moskee mosque basiliek basilica basilique".split(), "H"),
+    **dict.fromkeys("kasteel castle chateau schloss".split(), "F"),
+    **dict.fromkeys(["historische vereniging", "historical society", "heemkundekring", "oudheidkundige kring",
+                     "geschichtsverein", "societe historique", "genootschap"], "S"),
+    **dict.fromkeys("ministerie ministry ministere ministerium rijksdienst".split(), "O"),
+}
+# Dutch/German compounds ending in a keyword (Rijksmuseum, Stadsarchief, Stadtbibliothek, Universiteitsbibliotheek).
+COMPOUND_SUFFIXES: dict[str, str] = {"museum": "M", "musea": "M", "archief": "A", "archieven": "A", "archiv": "A",
+                                     "bibliotheek": "L", "bibliothek": "L", "galerie": "G", "kunsthalle": "G",
+                                     "tierpark": "B", "universitat": "E", "universiteit": "E", "kerk": "H", "kirche": "H"}
+ARTICLES = frozenset("the de het een le la les l der die das den dem des ein eine".split())
+CONNECTORS = frozenset("of for and the van voor en de der den het du des d la le l les et fur zu am im von und "
+                       "s t".split())
+CONJUNCTIONS = frozenset("and en et und".split())
+HEAD_SEPARATORS = frozenset("of from van uit by door".split())
+PREPOSITIONS = frozenset("of for voor fur zu am im and en et und in at bij op aan dans chez".split())
+FRENCH_ADJECTIVES = frozenset("national nationale nationaux nationales municipal municipale municipales municipaux "
+                              "departemental departementale departementales departementaux regional regionale "
+                              "regionales communal communale communales royal royale royales diocesain diocesaine "
+                              "diocesaines universitaire interuniversitaire historique historiques "
+                              "intercommunal intercommunale patrimoniale".split())
+# Definite descriptions for coreference: (determiners, heads) per language; head -> type code ("*" = any type).
+DESCRIPTION_HEADS: dict[str, str] = {
+    "museum": "M", "musee": "M", "museo": "M", "archive": "A", "archives": "A", "archief": "A", "archiv": "A",
+    "library": "L", "bibliotheek": "L", "bibliotheque": "L", "bibliothek": "L", "mediatheque": "L",
+    "gallery": "G", "galerie": "G", "zoo": "B", "dierentuin": "B", "institute": "R", "instituut": "R",
+    "institut": "R", "university": "E", "universiteit": "E", "universite": "E", "universitat": "E",
+    "institution": "*", "instelling": "*", "einrichtung": "*", "organisation": "*", "organization": "*",
+    "organisatie": "*", "garden": "B", "tuin": "B", "jardin": "B", "garten": "B", "hortus": "B",
+}
+DESCRIPTION_DETERMINERS = frozenset("the this that het dit dat de deze die le la l les ce cet cette ces das dieses "
+                                     "diese dieser dem des der".split())
+
+
+def fold(s: str) -> str:
+    """Case- and accent-folded form used for matching (NFKD, combining marks removed, casefold)."""
+    d = unicodedata.normalize("NFKD", s)
+    return "".join(ch for ch in d if not unicodedata.combining(ch)).casefold()
+
+
+def name_tokens(text: str) -> list[tuple[str, int, int]]:
+    """Word tokens of ``text`` as (folded token, start, end) in code points."""
+    return [(fold(m.group()), m.start(), m.end()) for m in WORD_RE.finditer(text)]
+
+
+def keyword_type(name: str) -> str | None:
+    """GLAMORCUBESFIXPHDNT code of the first type keyword in ``name`` (``Stadsarchief Amsterdam`` -> ``A``)."""
+    toks = [t for t, _, _ in name_tokens(name)]
+    for i, t in enumerate(toks):
+        if i + 1 < len(toks) and f"{t} {toks[i + 1]}" in TYPE_KEYWORDS:
+            return TYPE_KEYWORDS[f"{t} {toks[i + 1]}"]
+        if t in TYPE_KEYWORDS:
+            return TYPE_KEYWORDS[t]
+        code = compound_type(t)
+        if code:
+            return code
+    return None
+
+
+def compound_type(tok: str) -> str | None:
+    for suffix, code in COMPOUND_SUFFIXES.items():
+        if tok.endswith(suffix) and len(tok) > len(suffix) + 2:
+            return code
+    return None
+
+
+_INFLECTIONS = ("en", "em", "er", "es", "e", "s")
+
+
+def stem_key(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """Tokens without one Dutch/German inflectional ending each (``des Deutschen Museums`` and ``Deutsches Museum``
+    share ``deutsch museum``; ``Zeeuwse``/``Zeeuws``): used only for names of two or more words."""
+    out = []
+    for t in tokens:
+        for suf in _INFLECTIONS:
+            if t.endswith(suf) and len(t) - len(suf) >= 4:
+                t = t[: -len(suf)]
+                break
+        out.append(t)
+    return tuple(out)
+
+
+def initials(name: str) -> str:
+    """Initials of the non-connector words of a name (``Bibliothèque nationale de France`` -> ``BNF``)."""
+    words = [w for w in WORD_RE.findall(name) if fold(w) not in CONNECTORS]
+    return "".join(fold(w)[0] for w in words).upper() if len(words) >= 2 else ""

@@ -1,0 +1,1 @@
+"""The LanceDB index: table schema, partition writes, full-text indexes and search."""

@@ -1,0 +1,196 @@
+"""Raw source discovery: find input files, decode them, detect their language, decide their partition.
+
+Layout: ``<data_dir>/raw/<source_type>/**/<file>`` where ``source_type`` is one of
+``document, website, conversation, csv_registry, yaml_instance``. Outside that layout (CLI ``chunk``), the source
+type is inferred from the extension (:data:`EXTENSION_TYPES`).
+
+Every file found is accounted for: ``ok`` (will be parsed), ``skipped`` (empty, unsupported type; with the reason)
+or ``quarantined`` (unreadable, binary, undecodable, too large; with the reason). Licence and manifest files that
+sit beside the data (``LICENSE*``, ``*.NOTE.txt``, ``MANIFEST.json``) are provenance, not input, and are ignored.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from heritage_pipeline.core.config import SOURCE_TYPES
+from heritage_pipeline.enrich.langid import UNDETERMINED, detect_document_language, strip_markup
+from heritage_pipeline.core.text import DecodeError, decode_bytes
+
+EXTENSION_TYPES = {
+    ".md": "document", ".markdown": "document", ".txt": "document", ".rst": "document", ".pdf": "document",
+    ".html": "website", ".htm": "website", ".xhtml": "website",
+    ".json": "conversation",
+    ".csv": "csv_registry", ".tsv": "csv_registry",
+    ".yaml": "yaml_instance", ".yml": "yaml_instance",
+}
+IGNORED_GLOBS = ("license*", "licence*", "copying*", "*.note.txt", "manifest.json", ".*", "sources.md")
+MAX_FILE_BYTES = 200 * 1024 * 1024
+_PARAGRAPHS = re.compile(r"\n\s*\n")
+
+
+@dataclass
+class RawSource:
+    """One input file. ``path`` is data-relative (POSIX) under a data dir, else as given; ``text`` is decoded
+    (leading BOM removed) and empty unless ``status == "ok"``."""
+
+    path: str
+    abs_path: str
+    source_type: str
+    lang: str = UNDETERMINED
+    status: str = "ok"
+    reason: str = ""
+    encoding: str = ""
+    sha256: str = ""
+    n_bytes: int = 0
+    text: str = field(default="", repr=False)
+
+    @property
+    def partition(self) -> tuple[str, str]:
+        return self.source_type, self.lang
+
+
+RAW_SCHEMA = pa.schema([(name, pa.string() if name != "n_bytes" else pa.int64()) for name in
+                        ("path", "abs_path", "source_type", "lang", "status", "reason", "encoding", "sha256", "n_bytes", "text")])
+
+
+def sources_to_table(sources: list[RawSource]) -> pa.Table:
+    return pa.Table.from_pylist([asdict(s) for s in sources], schema=RAW_SCHEMA)
+
+
+def table_to_sources(table: pa.Table) -> list[RawSource]:
+    return [RawSource(**row) for row in table.to_pylist()]
+
+
+def is_ignored(name: str) -> bool:
+    low = name.lower()
+    return any(fnmatch.fnmatch(low, g) for g in IGNORED_GLOBS)
+
+
+def infer_source_type(path: str | Path) -> str | None:
+    """Source type from the extension (``.md`` -> document, ``.json`` -> conversation, ...), or None."""
+    return EXTENSION_TYPES.get(Path(path).suffix.lower())
+
+
+def discover(data_dir: str | Path, *, lang_cache: dict[str, str] | None = None) -> list[RawSource]:
+    """All input files under ``<data_dir>/raw/<source_type>/``, decoded and language-tagged, sorted by path.
+
+    ``lang_cache`` (see :func:`load_source`) lets unchanged files skip language detection.
+    Raises FileNotFoundError naming the folder when ``<data_dir>/raw`` does not exist.
+    """
+    root = Path(data_dir)
+    raw = root / "raw"
+    if not raw.is_dir():
+        raise FileNotFoundError(f"{raw}: no raw input folder (expected {raw}/<source_type>/...)")
+    out: list[RawSource] = []
+    for st_dir in sorted(p for p in raw.iterdir() if p.is_dir()):
+        if st_dir.name not in SOURCE_TYPES:
+            for f in sorted(st_dir.rglob("*")):
+                if f.is_file() and not is_ignored(f.name):
+                    out.append(RawSource(f.relative_to(root).as_posix(), str(f), "document", status="skipped",
+                                         reason=f"folder raw/{st_dir.name} is not a source type ({', '.join(SOURCE_TYPES)})"))
+            continue
+        for f in sorted(st_dir.rglob("*")):
+            if f.is_file() and not any(is_ignored(part) for part in f.relative_to(st_dir).parts):
+                out.append(load_source(f, source_type=st_dir.name, rel_path=f.relative_to(root).as_posix(),
+                                       lang_cache=lang_cache))
+    return sorted(out, key=lambda s: s.path)
+
+
+def load_source(path: str | Path, *, source_type: str | None = None, rel_path: str | None = None,
+                lang: str | None = None, lang_cache: dict[str, str] | None = None) -> RawSource:
+    """Read, decode and language-tag one file. Never raises: problems become ``skipped``/``quarantined``.
+
+    ``lang_cache``: ``{"<source_type>:<sha256 of the bytes>": language}``, read and filled in place, so that a file
+    whose bytes were seen before is not run through language detection again (detection is deterministic).
+    """
+    p = Path(path)
+    shown = rel_path or str(path)
+    st = source_type or infer_source_type(p)
+    if st is None:
+        return RawSource(shown, str(p), "document", status="skipped",
+                         reason=f"unsupported file type {p.suffix or '(no extension)'}; pass --source-type to force one")
+    try:
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return RawSource(shown, str(p), st, status="quarantined", n_bytes=size,
+                             reason=f"file is {size / 1e6:.0f} MB, over the {MAX_FILE_BYTES / 1e6:.0f} MB limit")
+        data = p.read_bytes()
+    except OSError as exc:
+        return RawSource(shown, str(p), st, status="quarantined", reason=f"cannot read file: {exc.strerror or exc}")
+    digest = hashlib.sha256(data).hexdigest()
+    src = RawSource(shown, str(p), st, sha256=digest, n_bytes=len(data))
+    if p.suffix.lower() == ".pdf":
+        src.status, src.reason = "ok", ""
+        src.lang = lang or UNDETERMINED
+        return src
+    try:
+        decoded = decode_bytes(data, name=shown)
+    except DecodeError as exc:
+        src.status, src.reason = "quarantined", str(exc).removeprefix(f"{shown}: ")
+        return src
+    src.encoding = decoded.encoding
+    if not decoded.text.strip():
+        src.status, src.reason = "skipped", "empty file (no text)"
+        return src
+    src.text = decoded.text
+    key = f"{st}:{digest}"
+    if lang:
+        src.lang = lang
+    elif lang_cache is not None and key in lang_cache:
+        src.lang = lang_cache[key]
+    else:
+        src.lang = detect_source_language(decoded.text, st)
+        if lang_cache is not None:
+            lang_cache[key] = src.lang
+    return src
+
+
+def detect_source_language(text: str, source_type: str) -> str:
+    """Document-level language for partitioning (ISO 639-1, ``mul`` for mixed, ``und`` if undetermined)."""
+    if source_type == "conversation":
+        segments = _json_strings(text)
+    elif source_type == "csv_registry":
+        segments = [" ".join(re.split(r"[,;\t|]", line)) for line in text.splitlines()[1:400]]
+        segments = ["\n".join(segments[i : i + 20]) for i in range(0, len(segments), 20)]
+    elif source_type == "yaml_instance":
+        segments = [m.group(1) for m in re.finditer(r":\s*[>|]?-?\s*\n?((?:[^\n:]{30,}\n?)+)", text)] or [text]
+    else:
+        segments = _PARAGRAPHS.split(strip_markup(text)[:400_000])
+    return detect_document_language(segments, markup=False)
+
+
+def _json_strings(text: str) -> list[str]:
+    """Message texts of a conversation export, for language detection only (at most ~200; [] when the JSON is
+    invalid or nested too deeply: the parse stage then quarantines the file with the reason)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return []
+    out: list[str] = []
+
+    def walk(v) -> None:
+        if len(out) > 200:
+            return
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k in ("text", "extracted_content", "thinking") and isinstance(x, str) and x.strip():
+                    out.append(x)
+                else:
+                    walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    try:
+        walk(data)
+    except RecursionError:
+        return out
+    return out

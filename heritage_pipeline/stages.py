@@ -1,0 +1,151 @@
+"""The pipeline's stages as plain functions, shared by the Dagster assets and the CLI.
+
+raw sources -> :func:`parse_sources` -> :func:`chunk_documents` -> :func:`enrich_stage` -> :func:`dedup_stage`
+-> :func:`embed_stage`. Each takes and returns plain objects (no Dagster types), so it can be tested directly.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import numpy as np
+import pyarrow as pa
+
+from heritage_pipeline.chunking.chunker import Chunker
+from heritage_pipeline.core.config import ChunkingConfig, EmbedderConfig
+from heritage_pipeline.dedup.minhash import DedupRecord, dedup_chunks
+from heritage_pipeline.sources.discovery import RawSource
+from heritage_pipeline.embed.cache import EmbeddingCache, embed_with_cache
+from heritage_pipeline.enrich.stage import enrich_chunks
+from heritage_pipeline.enrich.heritage import annotate_heritage
+from heritage_pipeline.sources.linkml import type_label
+from heritage_pipeline.core.models import Chunk, QuarantineRecord, chunk_to_json
+from heritage_pipeline.sources.dispatch import parse_source
+from heritage_pipeline.enrich.quality import assess_quality, drop_low_quality
+from heritage_pipeline.core.structure import ParsedDocument
+from heritage_pipeline.core.tokenizer import Tokenizer
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class ParseResult:
+    docs: list[ParsedDocument]
+    quarantined: list[QuarantineRecord] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    accounted: dict[str, str] = field(default_factory=dict)  # source path -> parsed | skipped: ... | quarantined: ...
+
+
+def parse_sources(sources: Iterable[RawSource], config: ChunkingConfig) -> ParseResult:
+    """Parse every source; each one ends up parsed, skipped or quarantined (``accounted`` says which)."""
+    result = ParseResult([])
+    for src in sources:
+        out = parse_source(src, config)
+        result.quarantined.extend(out.quarantined)
+        result.skipped.extend(out.skipped)
+        if out.doc is not None:
+            result.docs.append(out.doc)
+            result.accounted[src.path] = "parsed"
+        elif src.status == "skipped":
+            result.accounted[src.path] = f"skipped: {src.reason}"
+        else:
+            reason = next((q.reason for q in out.quarantined if q.path == src.path), src.reason)
+            result.accounted[src.path] = f"quarantined: {reason}"
+    return result
+
+
+def chunk_documents(docs: list[ParsedDocument], config: ChunkingConfig, tokenizer: Tokenizer | None = None) -> list[Chunk]:
+    """Chunk parsed documents with the config's mode and per-source-type / per-domain sizes."""
+    chunker = Chunker(config, tokenizer)
+    out: list[Chunk] = []
+    for d in docs:
+        out.extend(chunker.chunk_document(d))
+    return out
+
+
+def passage_text(chunk: Chunk, mode: str) -> str:
+    """The string embedded for a chunk, by ``embedder.context_prefix``: ``none`` (text), ``breadcrumb``
+    (``meta.context_prefix`` + text, exactly what ``len_tokens`` counts), ``heritage`` (``[type] [country]`` + text)
+    or ``both``. The embedder's ``passage_prefix`` is added by the embedder itself."""
+    if mode == "none":
+        return chunk.text
+    base = chunk.embedding_text() if mode in ("breadcrumb", "both") else chunk.text
+    if mode in ("heritage", "both"):
+        tags = [f"[{lbl}]" for lbl in (type_label(chunk.meta.custodian_type), chunk.meta.country_code) if lbl]
+        if tags:
+            return " ".join(tags) + " " + base
+    return base
+
+
+def passage_vectors(chunks: list[Chunk], embedder, ecfg: EmbedderConfig, cache: EmbeddingCache | None) -> tuple[np.ndarray, list[int], int]:
+    """Passage vectors for chunks through the cache: (vectors [n, dim], windows per chunk, newly embedded count)."""
+    texts = [passage_text(c, ecfg.context_prefix) for c in chunks]
+    return embed_with_cache(embedder, texts, cache, prefix=ecfg.passage_prefix)
+
+
+def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecfg: EmbedderConfig | None = None,
+                 cache: EmbeddingCache | None = None, data_dir: str | Path | None = None) -> list[Chunk]:
+    """Keywords, NER, heritage mentions (gazetteer from the registries under ``data_dir``, default the bundled
+    data), per-chunk language, section embeddings, quality flags. KeyBERT reuses the chunk's passage vector (cached,
+    so the embedding stage does not embed it again)."""
+    annotate_heritage(chunks, config, data_dir)  # heritage mentions + coreference (enrich/heritage.py) -> meta.mentioned_entities
+    doc_vectors = None
+    if embedder is not None and config.context.keywords.method == "keybert" and chunks:
+        doc_vectors, _, _ = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)
+    enrich_chunks(chunks, config, embedder, doc_vectors, cache)
+    assess_quality(chunks, config)
+    return chunks
+
+
+def dedup_stage(chunks: list[Chunk], config: ChunkingConfig) -> tuple[list[Chunk], list[DedupRecord]]:
+    """Optional quality drops (logged), then exact + near-duplicate removal (logged)."""
+    kept, low = drop_low_quality(chunks, config)
+    kept, log = dedup_chunks(kept, config.quality.dedup, min_tokens=config.quality.length.min_tokens,
+                             max_tokens=config.quality.length.max_tokens)
+    log = [DedupRecord(c.id, c.meta.source_path, "", "", None, f"dropped: {why}") for c, why in low] + log
+    return kept, log
+
+
+def embed_stage(chunks: list[Chunk], embedder, ecfg: EmbedderConfig, cache: EmbeddingCache | None) -> tuple[np.ndarray, dict[str, Any]]:
+    """Passage vectors for the final chunks; sets ``meta.embedding_model`` / ``embedding_windows``."""
+    vecs, wins, embedded_now = passage_vectors(chunks, embedder, ecfg, cache)
+    for c, w in zip(chunks, wins):
+        c.meta.embedding_model = embedder.model_id
+        c.meta.embedding_windows = w
+    stats = {"chunks": len(chunks), "embedded_now": embedded_now, "cache_hits": len(chunks) - embedded_now if cache else 0,
+             "multi_window_chunks": sum(1 for w in wins if w > 1), "dim": int(embedder.dim), "model": embedder.model_id}
+    return vecs, stats
+
+
+def write_jsonl(chunks: Iterable[Chunk], path: str | Path, fields: list[str] | None = None) -> int:
+    """Write chunks as JSON Lines (temporary file then rename). Returns the number of lines."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    n = 0
+    with open(tmp, "w", encoding="utf-8") as f:
+        for c in chunks:
+            f.write(chunk_to_json(c, fields) + "\n")
+            n += 1
+    tmp.replace(path)
+    return n
+
+
+def write_quarantine(records: Iterable[QuarantineRecord], path: str | Path) -> int:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    n = 0
+    with open(tmp, "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps({"path": r.path, "reason": r.reason, "stage": r.stage}, ensure_ascii=False) + "\n")
+            n += 1
+    tmp.replace(path)
+    return n
+
+
+QUARANTINE_SCHEMA = pa.schema([("path", pa.string()), ("reason", pa.string()), ("stage", pa.string()),
+                               ("source_type", pa.string())])

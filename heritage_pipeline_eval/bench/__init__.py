@@ -1,0 +1,1 @@
+"""Benchmarks: each prints figures and ratios against peers (run them as ``python -m heritage_pipeline_eval.bench.<name>``)."""

@@ -1,0 +1,98 @@
+"""Text helpers and the token counter: the one normalisation, grapheme boundaries, decoding, exact token offsets."""
+
+from __future__ import annotations
+
+import codecs
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from heritage_pipeline.core.text import (DecodeError, decode_bytes, grapheme_boundaries, is_blank, line_starts,
+    normalize, normalize_inner)
+
+
+def test_normalize_documented_rules():
+    assert normalize("a\r\nb\rc\n") == "a\nb\nc"
+    assert normalize("x\u00a0y\u2009z\u3000w") == "x y z w"  # odd spaces -> one ASCII space each, not collapsed
+    assert normalize("\u00a0\u00a0x") == "  x"
+    assert normalize("in\ufeffside\ufeff") == "inside"
+    assert normalize("e\u0301te\u0301") == "\u00e9t\u00e9"  # NFC
+    assert normalize("    indented code   \n\n") == "    indented code"  # leading indentation kept, trailing cut
+    assert normalize_inner("a \n\n") == "a \n\n"
+
+
+@given(st.text())
+def test_normalize_is_idempotent_and_piecewise_at_line_starts(s):
+    n = normalize(s)
+    assert normalize(n) == n
+    for k in [i + 1 for i, ch in enumerate(s) if ch == "\n"]:  # a cut after LF never changes the normalisation
+        assert normalize_inner(s[:k]) + normalize_inner(s[k:]) == normalize_inner(s)
+
+
+def test_is_blank():
+    assert is_blank("") and is_blank(" \t\u00a0\ufeff\u3000")
+    assert not is_blank(" x ")
+
+
+@pytest.mark.parametrize("s", ["👨\u200d👩\u200d👧\u200d👦x", "🇫🇷🇩🇪", "e\u0301\u0302a", "👍🏽!", "한국어", "\r\nx", "Z\u0351\u0327\u0301a"])
+def test_grapheme_boundaries_never_split_a_cluster(s):
+    bounds = grapheme_boundaries(s, 0, len(s))
+    assert bounds == [0] + [m.end() for m in regex.finditer(r"\X", s)]
+
+
+def test_line_starts_handles_all_line_endings():
+    assert line_starts("a\nb\r\nc\rd") == [0, 2, 5, 7]
+
+
+def test_decode_bytes_real_encodings():
+    assert decode_bytes(codecs.BOM_UTF8 + "été".encode()).text == "été"
+    d = decode_bytes(codecs.BOM_UTF16_LE + "数据".encode("utf-16-le"))
+    assert d.text == "数据" and d.encoding == "utf-16"
+    cp = decode_bytes("Collection numérique de l’État – 1€".encode("cp1252"))
+    assert cp.text == "Collection numérique de l’État – 1€"
+    with pytest.raises(DecodeError, match="file.bin: binary"):
+        decode_bytes(b"\x00\x01\x02binary", name="file.bin")
+
+
+def test_special_tokens_are_plain_text(tokenizer):
+    assert tokenizer.count("<|endoftext|>") > 1
+    assert tokenizer.count("a <|endoftext|> b <|fim_prefix|>") == len(tokenizer.encode("a <|endoftext|> b <|fim_prefix|>"))
+
+
+def test_lone_surrogates_are_counted_not_raised(tokenizer):
+    assert tokenizer.count("abc\ud800def") > 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=1))
+def test_token_ends_are_the_utf8_ends_of_the_tokens(tokenizer, s):
+    try:
+        raw = s.encode("utf-8")
+    except UnicodeEncodeError:
+        return
+    ends = tokenizer.token_ends(s)
+    assert len(ends) == tokenizer.count(s)
+    assert int(ends[-1]) == len(raw)
+    pieces = [tokenizer._enc.decode_single_token_bytes(t) for t in tokenizer.encode(s)]
+    assert list(ends) == [sum(len(p) for p in pieces[: i + 1]) for i in range(len(pieces))]
+
+
+def test_utf8_with_a_corrupt_byte_is_refused_not_mangled():
+    """One bad byte in a UTF-8 file must not turn every accented letter into mojibake (Musée -> Mus√©e)."""
+    data = "Le Musée d'Orsay et la Bibliothèque nationale.\n".encode("utf-8") * 20 + b"\xff\n"
+    with pytest.raises(DecodeError, match=r"x\.md: UTF-8 text with 1 invalid byte sequence\(s\), the first at byte"):
+        decode_bytes(data, name="x.md")
+
+
+def test_random_high_bytes_and_cyrillic_code_pages_are_refused():
+    import random
+
+    rnd = random.Random(3)
+    with pytest.raises(DecodeError, match="binary data or an unsupported encoding"):
+        decode_bytes(bytes(rnd.randrange(0x80, 0x100) for _ in range(4096)), name="noise.md")
+    with pytest.raises(DecodeError, match="unsupported encoding"):
+        decode_bytes("Государственный исторический музей в Москве".encode("cp1251"), name="ru.md")
+    # genuine CP1252 text still decodes as written
+    assert decode_bytes("Museum Belvédère, Oranjewoud; café".encode("cp1252")).text == "Museum Belvédère, Oranjewoud; café"

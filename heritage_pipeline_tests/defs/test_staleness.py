@@ -1,0 +1,120 @@
+"""Config-driven staleness: a chunking.yaml edit marks exactly the assets it shapes unsynced, an edited raw file marks
+its partition's downstream unsynced, and backfilling the partition makes everything fresh again.
+
+Statuses come from Dagster's ``CachingStaleStatusResolver`` (what the UI's "Unsynced" label and GraphQL
+``staleStatus`` use), built through Dagster's own test helper.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import dagster as dg
+import pytest
+from dagster._utils.test.data_versions import get_stale_status_resolver
+
+from heritage_pipeline_tests.ops_fixtures import (HANDWRITTEN_PATH, make_project, materialize_index,
+    materialize_partition, metadata, register_languages)
+
+PARTITIONED = ["raw_sources", "parsed_sections", "chunks", "enriched_chunks", "deduped_chunks", "embedded_chunks"]
+
+
+def statuses(instance, defs, partition: str) -> dict[str, str]:
+    resolver = get_stale_status_resolver(instance, list(defs.assets))
+    out = {k: resolver.get_status(dg.AssetKey(k), partition).value for k in PARTITIONED}
+    out["lancedb_index"] = resolver.get_status(dg.AssetKey("lancedb_index")).value
+    return out
+
+
+def causes(instance, defs, asset: str, partition: str | None) -> list[str]:
+    resolver = get_stale_status_resolver(instance, list(defs.assets))
+    return [c.reason for c in resolver.get_stale_causes(dg.AssetKey(asset), partition)]
+
+
+FRESH = dict.fromkeys(PARTITIONED + ["lancedb_index"], "FRESH")
+
+
+@pytest.fixture()
+def project(tmp_path):
+    # two partitions: en|document (a hand-written page) and en|yaml_instance (a real bundled instance)
+    return make_project(tmp_path, files={"raw/yaml_instance/kb.yaml": "raw/yaml_instance/koninklijke_bibliotheek.yaml"})
+
+
+def test_config_edit_marks_exactly_the_affected_assets_unsynced_and_a_partition_backfill_clears_it(project):
+    defs = project.definitions()
+    with dg.instance_for_test(temp_dir=str(project.home)) as instance:
+        parts = register_languages(instance, project)
+        assert parts == [("document", "en"), ("yaml_instance", "en")]
+        for part in parts:
+            materialize_partition(defs, instance, *part)
+        materialize_index(defs, instance)
+        assert statuses(instance, defs, "en|document") == FRESH
+
+        project.set_chunking("sliding_window.size_tokens", 400)
+        reloaded = project.definitions()  # what "Reload" in the UI does: the code location is rebuilt
+        for partition in ("en|document", "en|yaml_instance"):
+            assert statuses(instance, reloaded, partition) == {**FRESH, "chunks": "STALE"}
+            assert causes(instance, reloaded, "chunks", partition) == ["has a new code version"]
+
+        # backfill one partition: chunks and everything downstream of it in that partition
+        res = materialize_partition(reloaded, instance, "document", "en",
+                                    selection=["chunks", "enriched_chunks", "deduped_chunks", "embedded_chunks"])
+        assert metadata(res, "chunks")["reused"] is False  # recomputed with the new size, not served from storage
+        assert statuses(instance, reloaded, "en|document") == {**FRESH, "lancedb_index": "STALE"}
+        assert "has a new dependency data version" in causes(instance, reloaded, "lancedb_index", None)
+        assert statuses(instance, reloaded, "en|yaml_instance")["chunks"] == "STALE"  # the other partition waits
+        materialize_index(reloaded, instance)
+        assert statuses(instance, reloaded, "en|document") == FRESH
+
+        # reverting the edit marks chunks unsynced again (the code version is the config's hash, not a counter)
+        project.set_chunking("sliding_window.size_tokens", 700)
+        assert statuses(instance, project.definitions(), "en|document")["chunks"] == "STALE"
+
+
+def test_an_edited_raw_file_marks_its_partition_stale_and_an_unchanged_one_does_not(tmp_path):
+    project = make_project(tmp_path, files={})
+    defs = project.definitions()
+    with dg.instance_for_test(temp_dir=str(project.home)) as instance:
+        parts = register_languages(instance, project)
+        for part in parts:
+            materialize_partition(defs, instance, *part)
+        materialize_index(defs, instance)
+
+        # re-materialising raw_sources over unchanged files keeps the data version: nothing becomes unsynced
+        for st, lang in parts:
+            res = materialize_partition(defs, instance, st, lang, selection=["raw_sources"])
+            assert metadata(res, "raw_sources")["changed"] is False
+        assert statuses(instance, defs, "en|document") == FRESH
+
+        path = project.data / HANDWRITTEN_PATH
+        path.write_text(path.read_text() + "\n## Research help\n\nArchivists answer questions by e-mail within a week.\n")
+        res = materialize_partition(defs, instance, "document", "en", selection=["raw_sources"])
+        assert metadata(res, "raw_sources")["changed"] is True
+        assert statuses(instance, defs, "en|document") == {**FRESH, "parsed_sections": "STALE", "deduped_chunks": "STALE"}
+        assert causes(instance, defs, "parsed_sections", "en|document") == ["has a new dependency data version"]
+
+        res = materialize_partition(defs, instance, "document", "en")
+        assert metadata(res, "parsed_sections")["files_parsed_now"] == 1
+        assert statuses(instance, defs, "en|document") == {**FRESH, "lancedb_index": "STALE"}
+        materialize_index(defs, instance)
+        assert statuses(instance, defs, "en|document") == FRESH
+
+
+@pytest.mark.slow
+def test_the_readme_backfill_command_materialises_one_partition(project):
+    """The README's command for backfilling one partition after a config change, run as a user would."""
+    defs = project.definitions()
+    with dg.instance_for_test(temp_dir=str(project.home)) as instance:
+        for part in register_languages(instance, project):
+            materialize_partition(defs, instance, *part)
+        materialize_index(defs, instance)
+    project.set_chunking("sliding_window.size_tokens", 500)
+    cmd = [sys.executable, "-m", "dagster", "asset", "materialize", "-m", "heritage_pipeline.definitions",
+           "--select", "chunks,enriched_chunks,deduped_chunks,embedded_chunks", "--partition", "en|document"]
+    proc = subprocess.run(cmd, env=project.env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with dg.instance_for_test(temp_dir=str(project.home)) as instance:
+        reloaded = project.definitions()
+        assert statuses(instance, reloaded, "en|document") == {**FRESH, "lancedb_index": "STALE"}
+        assert statuses(instance, reloaded, "en|yaml_instance")["chunks"] == "STALE"

@@ -1,0 +1,117 @@
+"""Enrichment: code blocks, language per chunk, keywords (RAKE; KeyBERT on the real model is a slow test),
+section embeddings computed once per breadcrumb, all fields filled."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from heritage_pipeline.enrich.codeblocks import code_blocks, code_meta, code_names
+from heritage_pipeline.core.config import ChunkingConfig
+from heritage_pipeline.enrich.stage import enrich_chunks, section_embeddings
+from heritage_pipeline.enrich.keywords import keybert_keywords, rake_keywords, stop_words
+
+from heritage_pipeline_tests._chunks import make_chunk
+
+CODE = '''Intro.
+
+```Python title="app/main.py"
+from fastapi import FastAPI
+
+app = FastAPI()
+
+
+class Item(BaseModel):
+    name: str
+
+
+@app.post("/items/")
+async def create_item(item: Item):
+    return item
+```
+
+{* ../../docs_src/first_steps/tutorial001_py310.py hl[1] *}
+'''
+
+
+def test_code_language_path_and_names():
+    blocks = code_blocks(CODE)
+    assert [(b.language, b.path, b.include) for b in blocks] == [("python", "app/main.py", False),
+                                                                ("python", "../../docs_src/first_steps/tutorial001_py310.py", True)]
+    assert code_names(blocks[0].code, "python") == {"FUNC": ["create_item"], "CLASS": ["Item"], "API": ["POST /items/"]}
+    assert code_names("function loadData(url) {}\nclass Store {}\nconst f = (x) => x", "javascript") == \
+        {"FUNC": ["loadData", "f"], "CLASS": ["Store"]}
+
+
+def test_long_code_block_summary_keeps_text_exact():
+    body = "\n".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(200))
+    text = f"```python\n{body}```\n"
+    m = code_meta(text, count_tokens=lambda s: len(s.split()))
+    assert m.summary.startswith("[python, ") and "- def f0(x):" in m.summary and "more)" in m.summary
+    # a continued piece of a split block: language from the fence repeated in the context prefix
+    m2 = code_meta("    return x\n\ndef g(y):\n    return y\n", "Title\n```python")
+    assert m2.languages == ["python"] and m2.names["FUNC"] == ["g"]
+
+
+def test_rake_and_stop_words():
+    assert {"de", "het", "een"} <= stop_words("nl") and {"der", "die", "und"} <= stop_words("de")
+    kws = rake_keywords("Natural history museums hold type specimens. Type specimens anchor species names.", "en", 3)
+    assert kws and "type specimens" in " ".join(kws)
+
+
+class FakeEmbedder:
+    """Deterministic stand-in for the sentence-transformers embedder: counts how often each text is embedded."""
+
+    model_id = "fake"
+    dim = 8
+    passage_prefix = ""
+
+    def __init__(self):
+        self.calls: list[str] = []
+
+    def embed_passages(self, texts):
+        self.calls.extend(texts)
+        vecs = np.stack([np.random.default_rng(abs(hash(t)) % 2**32).normal(size=self.dim) for t in texts]).astype(np.float32)
+        return vecs / np.linalg.norm(vecs, axis=1, keepdims=True), [1] * len(texts)
+
+    embed_passages_raw = embed_passages
+
+
+def test_section_embedding_once_per_breadcrumb(tmp_path):
+    from heritage_pipeline.embed.cache import EmbeddingCache
+
+    cs = [make_chunk(i, f"text {i}") for i in range(6)]
+    for i, c in enumerate(cs):
+        c.meta.anchors = ["Guide", "Install"] if i % 2 else ["Guide", "Usage"]
+    cs[5].meta.anchors = []
+    emb = FakeEmbedder()
+    cache = EmbeddingCache(tmp_path / "c.sqlite")
+    assert section_embeddings(cs, emb, cache) == 2
+    assert sorted(emb.calls) == ["Guide › Install", "Guide › Usage"]
+    assert cs[0].section_emb == cs[2].section_emb and cs[0].section_emb != cs[1].section_emb and cs[5].section_emb is None
+    assert section_embeddings(cs, emb, cache) == 0 and len(emb.calls) == 2  # a second run embeds nothing
+
+
+def test_enrich_fills_every_field_with_rake():
+    cfg = ChunkingConfig.model_validate({"context": {"keywords": {"method": "rake"}, "section_embedding": False}})
+    cs = [make_chunk(0, CODE), make_chunk(1, "Les articles L. 211-1 et L. 211-2 du Code du patrimoine définissent les archives "
+                                            "publiques conservées par le Centre des monuments nationaux.", lang="fr"),
+          make_chunk(2, "| a | b |\n|---|---|\n| 1 | 2 |\n")]
+    enrich_chunks(cs, cfg)
+    assert cs[0].meta.entities["CLASS"] == ["Item"] and cs[0].meta.code_languages == ["python"]
+    assert cs[1].meta.entities["LAW"][0] == "articles L. 211-1 et L. 211-2" and "Code du patrimoine" in cs[1].meta.entities["LAW"]
+    assert cs[1].meta.lang == "fr" and all(c.meta.keywords for c in cs[:2])
+    assert cs[2].meta.table_digest and cs[2].meta.table_text.startswith("| a | b |")
+
+
+@pytest.mark.slow
+def test_keybert_on_the_embedder_model():
+    from heritage_pipeline.core.config import EmbedderConfig
+    from heritage_pipeline.embed.embedders import make_embedder
+
+    emb = make_embedder(EmbedderConfig())
+    texts = ["Natural history museums hold type specimens that anchor species names for taxonomists.",
+             "Le musée conserve des archives publiques ouvertes aux chercheurs chaque mardi."]
+    kws = keybert_keywords(texts, ["en", "fr"], emb, top_k=6, diversity=0.5)
+    assert all(1 <= len(k) <= 6 for k in kws)
+    assert not ({"the", "le", "des"} & {w for k in kws for p in k for w in p.split()})

@@ -1,0 +1,84 @@
+"""Readability per language against hand-computed values, thresholds, flags and the composite score."""
+
+from __future__ import annotations
+
+import pytest
+
+from heritage_pipeline.core.config import ChunkingConfig
+from heritage_pipeline.enrich.quality import (assess_quality, composite_score, coverage_norm, drop_low_quality,
+    is_boilerplate, readability)
+
+from heritage_pipeline_tests._chunks import make_chunk
+
+
+# Hand counts (words / sentences / syllables) and the published formulas:
+# en  "Readability formulas estimate difficulty. Short words help readers." 8 w, 2 s; CMU syllables
+#     re-a-da-bil-i-ty 5, for-mu-las 3, es-ti-mate 3, dif-fi-cul-ty 4 | short 1 words 1 help 1 read-ers 2 = 20
+#     Flesch 1948: 206.835 - 1.015*4 - 84.6*2.5 = -8.725
+# fr  "Le petit chat dort. Le garçon joue." 7 w, 2 s; le 1 pe-tit 2 chat 1 dort 1 | le 1 gar-çon 2 joue 1 = 9
+#     Kandel & Moles 1958: 207 - 1.015*3.5 - 73.6*9/7 = 108.8189
+# de  "Der kleine Hund schläft. Die Kinder spielen draußen." 8 w, 2 s; 1+2+1+1 | 1+2+2+2 = 12
+#     Amstad 1978: 180 - 4 - 58.5*1.5 = 88.25
+# nl  "De kleine hond slaapt. De kinderen spelen buiten." 8 w, 2 s; 1+2+1+1 | 1+3+2+2 = 13
+#     Flesch-Douma 1960: 206.835 - 0.93*4 - 77*13/8 = 77.99
+@pytest.mark.parametrize("text,lang,expected,formula", [
+    ("Readability formulas estimate difficulty. Short words help readers.", "en", -8.725, "flesch_en"),
+    ("Le petit chat dort. Le garçon joue.", "fr", 207 - 1.015 * 3.5 - 73.6 * 9 / 7, "kandel_moles_fr"),
+    ("Der kleine Hund schläft. Die Kinder spielen draußen.", "de", 88.25, "amstad_de"),
+    ("De kleine hond slaapt. De kinderen spelen buiten.", "nl", 206.835 - 0.93 * 4 - 77 * 13 / 8, "flesch_douma_nl"),
+])
+def test_readability_matches_hand_computed_values(text, lang, expected, formula):
+    score, name = readability(text, lang)
+    assert name == formula
+    assert score == pytest.approx(expected, abs=0.011)
+
+
+def test_other_languages_have_no_formula_and_say_so():
+    assert readability("Il gatto dorme sul letto. Il cane corre.", "it") == (None, "none")
+    assert readability("Le petit chat dort. Le garçon joue.", "fr", metric="none") == (None, "none")
+    # a forced formula applies to every language
+    assert readability("Der kleine Hund schläft. Die Kinder spielen draußen.", "de", metric="flesch_en")[1] == "flesch_en"
+
+
+def test_code_and_tables_are_not_scored_as_prose():
+    prose = "Readability formulas estimate difficulty. Short words help readers."
+    with_code = prose + "\n\n```python\ndef extraordinarily_complicated_function_name(x): return x\n```\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    assert readability(with_code, "en")[0] == readability(prose, "en")[0]
+
+
+def test_thresholds_per_domain_and_flags():
+    cfg = ChunkingConfig()
+    text = "The cat sat on the mat. It was a sunny day and the cat was happy there. " * 20
+    tech, faq = make_chunk(0, text, len_tokens=350), make_chunk(1, text, len_tokens=250, domain="faq")
+    rec = make_chunk(2, "preferred_label: Rijksmuseum\nsettlement: Amsterdam", source_type="csv_registry")
+    assess_quality([tech, faq, rec], cfg)
+    assert tech.quality.readability > 50 and tech.quality.readability_ok and faq.quality.readability_ok
+    assert tech.quality.length_ok and not faq.quality.length_ok
+    assert rec.quality.readability is None and rec.quality.readability_formula == "none (record)"
+    hard = make_chunk(3, "Readability formulas estimate difficulty. Short words help readers.", domain="faq")
+    assess_quality([hard], cfg)
+    assert hard.quality.readability_ok is False
+
+
+def test_composite_score_definition():
+    assert composite_score(70.0, 600, 300, 0.0) == pytest.approx(0.4 * 0.7 + 0.4 * 1 + 0.2)
+    assert composite_score(None, 150, 300, 0.5) == pytest.approx(0.4 * 0.5 + 0.4 * 0.5 + 0.2 * 0.5)
+    assert composite_score(120.0, 2400, 300, 2.0, max_tokens=1200) == pytest.approx(0.4 + 0.4 * 0.5 + 0.0)
+    assert coverage_norm(0, 300, 1200) == 0.0
+
+
+def test_boilerplate_flag():
+    assert is_boilerplate("© 2024 Rijksmuseum. All rights reserved. Privacy policy")
+    assert is_boilerplate("[Home](/) [About](/about) [Contact](/contact) [Collection](/collection)")
+    assert not is_boilerplate("The museum holds 8,000 objects from the Dutch Golden Age, including paintings by "
+                              "Rembrandt and Vermeer, and a library of 400,000 volumes open to researchers.")
+    assert is_boilerplate("   ")
+
+
+def test_dropping_is_opt_in():
+    cs = [make_chunk(0, "Cookie settings: accept all cookies"), make_chunk(1, "A real paragraph about archives.", len_tokens=20)]
+    assess_quality(cs, ChunkingConfig())
+    assert drop_low_quality(cs, ChunkingConfig()) == (cs, [])
+    on = ChunkingConfig.model_validate({"quality": {"drop_low_quality": True, "drop_reasons": ["boilerplate", "length"]}})
+    kept, dropped = drop_low_quality(cs, on)
+    assert kept == [] and [why for _, why in dropped][0] == "boilerplate" and "length" in dropped[1][1]

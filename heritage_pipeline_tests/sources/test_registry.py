@@ -1,0 +1,197 @@
+"""CSV/TSV registries: encodings never mangled, delimiters sniffed, mappings applied, ragged and broken rows handled,
+spans equal to the row's character range."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from heritage_pipeline.core.config import load_chunking_config
+from heritage_pipeline.sources.discovery import load_source
+from heritage_pipeline.sources.dispatch import parse_source
+from heritage_pipeline.sources.registry import parse_registry, sniff_delimiter
+
+FIX = Path(__file__).parents[1] / "fixtures" / "csv"
+
+
+def _rows(doc):
+    """(slots/extra dict, chunk text, raw span) per row section."""
+    out = []
+    for sec in doc.sections:
+        b = doc.blocks[sec.first]
+        out.append((sec.meta, doc.text[b.start : b.content_end], (b.raw_start, b.raw_end)))
+    return out
+
+
+def _parse_file(path: Path):
+    src = load_source(path)
+    assert src.status == "ok", src.reason
+    doc, problems = parse_registry(src.text, doc_id=path.name, source_path=str(path), lang="und")
+    return src, doc, problems
+
+
+def test_cp1252_registry_is_decoded_exactly_and_mapped():
+    src, doc, problems = _parse_file(FIX / "cp1252_semicolon.csv")
+    assert src.encoding.startswith("cp1252")
+    expected = (FIX / "cp1252_semicolon.csv").read_bytes().decode("cp1252")
+    assert src.text == expected  # not one character differs from the real encoding
+    assert problems == []
+    rows = _rows(doc)
+    assert [m["extra"]["slot:preferred_label"] for m, _, _ in rows] == [
+        "Museum Belvédère", "Fryslân Museum", "'t Behouden Huys", "Zeeuws Archief"]
+    meta, text, span = rows[0]
+    assert "preferred_label: Museum Belvédère" in text and "settlement: Heerenveen" in text
+    assert meta["extra"]["opmerking"] == "Oranjewoud – ‘kunst’ & natuur"  # unknown column kept, curly quotes intact
+    assert meta["registry_type"] == "nl_organisations" and meta["data_tier"] == "TIER_1_AUTHORITATIVE"
+    assert rows[1][0]["extra"]["opmerking"] == "prijs € 12,50" and "opmerking" not in rows[1][1]  # metadata, not text
+    assert rows[2][0]["extra"]["slot:registration_number"] == "40002001"
+    assert rows[3][0]["country_code"] == "NL" and rows[3][0]["has_identifiers"]
+
+
+def test_latin1_registry_quotes_and_isil_mapping():
+    src, doc, problems = _parse_file(FIX / "latin1_comma.csv")
+    assert src.text == (FIX / "latin1_comma.csv").read_bytes().decode("latin-1")
+    assert problems == []
+    rows = _rows(doc)
+    assert rows[0][0]["registry_type"] == "isil_registry_nl"
+    assert "provenance_note: fonds ancien, manuscrits" in rows[0][1]
+    assert "registration_date: 2001-05-03" in rows[0][1]
+    assert 'provenance_note: Straße "Heumarkt" 14' in rows[2][1]
+    assert rows[2][0]["country_code"] == "DE"
+    assert rows[1][0]["extra"]["slot:preferred_label"] == "Musée de l'Hôtel-Dieu"
+
+
+def test_bom_crlf_and_unknown_columns():
+    src, doc, problems = _parse_file(FIX / "utf8_bom_semicolon_crlf.csv")
+    assert src.encoding == "utf-8-sig" and not src.text.startswith("\ufeff")
+    assert doc.meta["delimiter"] == ";" and doc.meta["columns"][0] == "naam_organisatie"
+    rows = _rows(doc)
+    assert rows[1][0]["extra"]["website"] == "https://www.tresoar.nl"
+    for meta, text, (s, e) in rows:
+        assert "\r" not in src.text[s:e] and "\n" not in src.text[s:e]
+
+
+def test_tab_ragged_rows_and_backslash_quotes():
+    src, doc, problems = _parse_file(FIX / "tab_ragged.tsv")
+    assert doc.meta["delimiter"] == "\t" and doc.meta["registry_type"] == "wikidata_isil"
+    rows = _rows(doc)
+    assert len(rows) == 4 and problems == []
+    assert rows[0][0]["data_tier"] == "TIER_2_VERIFIED"
+    assert rows[1][0]["extra"]["slot:preferred_label"] == 'Historische vereniging \\"Jan van Arkel\\'
+    assert rows[1][0]["extra"]["slot:isil_code"] == "NL-KpHVJvA"  # the quote did not swallow the next rows
+    assert rows[3][0]["extra"]["column_6"] == "extra"  # surplus cell kept under a generated column name
+
+
+def test_unbalanced_quote_is_reported_and_contained():
+    src, doc, problems = _parse_file(FIX / "unbalanced_quote.csv")
+    assert len(problems) == 1 and "unbalanced quote" in problems[0][1] and problems[0][0].startswith("row 2")
+    labels = [m["extra"].get("slot:preferred_label") or m["extra"].get("name") for m, _, _ in _rows(doc)]
+    assert labels == ["Rijksmuseum", '"Broken museum', "Next museum", "Last museum"]
+    assert "city: Den Haag, NL" in _rows(doc)[3][1]
+
+
+def test_pipe_delimited_unmapped_registry():
+    src, doc, _ = _parse_file(FIX / "pipe_delimited.csv")
+    assert doc.meta["delimiter"] == "|" and doc.meta["registry_type"] == "unmapped"
+    assert _rows(doc)[0][1] == "name: Teylers Museum\ncity: Haarlem"
+
+
+@pytest.mark.parametrize("name, status, needle", [
+    ("binary_nul.csv", "quarantined", "binary"),
+    ("empty.csv", "skipped", "empty"),
+])
+def test_unreadable_files_are_accounted_for(name, status, needle):
+    src = load_source(FIX / name)
+    assert src.status == status and needle in src.reason
+
+
+def test_single_column_file_is_quarantined_with_reason():
+    src = load_source(FIX / "one_column.csv")
+    out = parse_source(src, load_chunking_config())
+    assert out.doc is None and "not a delimited registry" in out.quarantined[0].reason
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('a;b;c\n"x, y";2;3\n"p, q";5;6\n', ";"),
+    ("a,b,c\n1,2,3\n", ","),
+    ("a\tb\tc\n1\t2\n", "\t"),
+    ("a|b\n1|2\n", "|"),
+    ("name;city\nAmsterdam, NL;NL\n", ";"),
+])
+def test_sniff_delimiter(text, expected):
+    assert sniff_delimiter(text) == expected
+
+
+def test_bundled_dutch_organisations_csv(bundled_data):
+    path = bundled_data / "raw" / "csv_registry" / "nl_erfgoedorganisaties_sample.csv"
+    src, doc, problems = _parse_file(path)
+    assert src.encoding == "utf-8-sig" and problems == []
+    labels = [m["extra"]["slot:preferred_label"] for m, _, _ in _rows(doc)]
+    assert "Museum Belvédère" in labels and "'s-Gravenhage" in src.text
+    assert len(labels) == len([ln for ln in src.text.splitlines()[1:] if ln.strip()])
+    for meta, text, (s, e) in _rows(doc):
+        assert meta["extra"]["slot:preferred_label"] in src.text[s:e]
+
+
+def test_shared_wikidata_isil_export_every_row(shared_data):
+    path = shared_data / "heritage" / "isil_wikidata" / "wikidata_isil_lookup_sample.tsv"
+    src, doc, problems = _parse_file(path)
+    lines = [ln for ln in src.text.split("\n")[1:] if ln.strip()]
+    assert problems == [] and len(doc.sections) == len(lines)
+    for (meta, text, (s, e)), line in zip(_rows(doc), lines):
+        assert src.text[s:e] == line.rstrip("\r")  # the span is exactly the row
+        assert meta["extra"]["slot:isil_code"] in line
+
+
+_cell = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\x00") | st.sampled_from(
+    [",", ";", '"', "\n", " ", "é", "€"]), min_size=1, max_size=12).filter(lambda s: s.strip())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_cell, min_size=3, max_size=3), min_size=1, max_size=8))
+def test_csv_writer_output_round_trips(rows):
+    """Whatever csv.writer produces (quotes, delimiters and newlines inside cells), every value comes back in its
+    row's chunk (newlines folded to spaces, outer whitespace trimmed) and every span is that row's text."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["name", "city", "note"])
+    starts = []
+    for r in rows:
+        starts.append(buf.tell())
+        w.writerow(r)
+    text = buf.getvalue()
+    doc, problems = parse_registry(text, doc_id="t", source_path="t.csv", lang="und", mappings={})
+    assert problems == []
+    assert doc.meta["delimiter"] == ","
+    secs = doc.sections
+    assert len(secs) == len(rows)
+    for sec, r, start in zip(secs, rows, starts):
+        b = doc.blocks[sec.first]
+        assert b.raw_start == start
+        for col, value in zip(("name", "city", "note"), r):
+            folded = " ".join(value.replace("\r", "\n").split("\n")).strip()
+            assert sec.meta["extra"].get(col, "") == folded
+
+
+def test_duplicate_column_names_keep_every_value():
+    from heritage_pipeline.sources.registry import _map_row
+
+    slots, extra = _map_row(["name", "name", "city", "city"], ["Rijksmuseum", "RM", "Amsterdam", "NL"], None)
+    assert extra == {"name": "Rijksmuseum; RM", "city": "Amsterdam; NL"} and slots == {}
+
+
+def test_a_header_only_registry_is_reported_as_holding_no_content(tmp_path):
+    from heritage_pipeline.core.config import load_chunking_config
+    from heritage_pipeline.sources.discovery import load_source
+    from heritage_pipeline.sources.dispatch import parse_source
+
+    f = tmp_path / "empty.csv"
+    f.write_text("naam_organisatie;postadres_plaats\n", encoding="utf-8")
+    out = parse_source(load_source(f, source_type="csv_registry"), load_chunking_config())
+    assert out.doc is not None and not out.quarantined
+    assert out.skipped == [f"{out.doc.source_path}: no text to chunk (the file parsed but holds no content)"]
