@@ -131,6 +131,7 @@ class ConversationSourceConfig(_Strict):
     overlap_tokens: int = Field(default=100, ge=0, le=400)
     min_message_chars: int = Field(default=100, ge=0)
     thinking: Literal["drop", "keep"] = "drop"
+    keep_roles: list[str] = Field(default_factory=list)  # system/tool/... messages to chunk too (default: none)
 
 
 class SourcesConfig(_Strict):
