@@ -212,7 +212,7 @@ class QualityConfig(_Strict):
     length: LengthConfig = LengthConfig()
     drop_low_quality: bool = False
     # what drop_low_quality drops (every drop is logged in the dedup log with the reason)
-    drop_reasons: list[Literal["boilerplate", "readability", "length"]] = Field(default=["boilerplate"], min_length=1)
+    drop_reasons: list[Literal["boilerplate", "readability", "length", "degenerate"]] = Field(default=["boilerplate"], min_length=1)
 
 
 class OutputsConfig(_Strict):
