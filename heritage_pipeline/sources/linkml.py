@@ -490,7 +490,7 @@ def _entities_of(data: Any, node, sv, containers: dict[str, str], doc_index: int
                 out += _keyed(v, vn, sv, rng, f"{tag}{k}", k)
         return out, "container"
     values = list(data.values())
-    if len(values) >= 2 and all(isinstance(v, dict) for v in values) and not _keys_are_slots(sv, data):
+    if values and all(isinstance(v, dict) for v in values) and not _keys_are_slots(sv, data):
         return _keyed(data, node, sv, None, tag.strip(), None), "keyed by id"
     return [_Entity(data, node, f"{tag}entity 0", None)], "one entity"
 

@@ -293,3 +293,30 @@ def test_lone_surrogate_escapes_become_replacement_characters():
 def test_not_json_raises_parse_error():
     with pytest.raises(ParseError, match="invalid JSON"):
         parse_conversations("{", doc_id="x", source_path="x", lang="en", cfg=ALL)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "system", "tool", "gpt", "human"]),
+                          st.integers(min_value=0, max_value=180)), max_size=25),
+       st.sampled_from([0, 1, 50, 100, 1000]))
+def test_property_every_message_once_in_order_with_spans_in_its_literals(turns, min_chars):
+    """Random conversations: every human/assistant message with text is in exactly one section, in order; system
+    and tool messages are left out and counted; read = chunked + left out + quarantined; every chunk span lies in
+    the raw file and starts inside the JSON literal of its first message."""
+    msgs = [{"role": role, "content": (f"m{i} " + "word " * n).strip() if n else "   "} for i, (role, n) in enumerate(turns)]
+    raw = json.dumps({"messages": msgs}, indent=1)
+    cfg = ConversationSourceConfig(min_message_chars=min_chars)
+    doc, problems = parse_conversations(raw, doc_id="p", source_path="p.json", lang="en", cfg=cfg)
+    expected = [i for i, (role, n) in enumerate(turns) if role not in ("system", "tool") and n]
+    got = [int(i) for s in doc.sections
+           for i in s.meta["extra"].get("message_indexes", str(s.meta["message_index"])).split(", ")]
+    assert got == expected and problems == []
+    m = doc.meta
+    assert m["messages"] == len(turns) == m["messages_chunked"] + m["messages_left_out"] + m["messages_quarantined"]
+    for c in chunk_documents([doc], load_chunking_config()):
+        assert 0 <= c.spans.char_start < c.spans.char_end <= len(raw)
+        assert c.text.split()[0] in raw[c.spans.char_start:c.spans.char_end]

@@ -180,3 +180,39 @@ def test_front_matter_fenced_yaml_and_entity_without_text(tmp_path):
     doc, problems = parse_instances("- {}\n- name: Kept\n", doc_id="e", source_path="e.yml", lang="en")
     assert problems == [("entity 0", "entity has no text (no name, description or other slot value)")]
     assert [s.anchors for s in doc.sections] == [["Kept"]]
+
+
+import unicodedata  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_names = st.text(alphabet=st.characters(whitelist_categories=("L", "N"), whitelist_characters=" -'"), min_size=1,
+                 max_size=30).map(str.strip).filter(bool)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"name": _names}, optional={"city": _names, "isil": st.from_regex(r"NL-[0-9]{4}", fullmatch=True)}),
+                min_size=1, max_size=12),
+       st.sampled_from(["list", "container", "keyed"]))
+def test_property_one_chunk_per_entity_in_every_layout(entities, layout):
+    """Any list of institutions in any layout: one section per entity, in order, each span inside the raw YAML and
+    containing the entity's name, the identifier in meta.extra, chunk ids unique."""
+    if layout == "list":
+        data = entities
+    elif layout == "container":
+        data = {"institutions": entities}
+    else:
+        data = {f"id{i}": e for i, e in enumerate(entities)}
+    raw = yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
+    doc, problems = parse_instances(raw, doc_id="h", source_path="h.yml", lang="und")
+    assert problems == [] and len(doc.sections) == len(entities) == doc.meta["entities"]
+    for sec, e in zip(doc.sections, entities):
+        b = doc.blocks[sec.first]
+        name = unicodedata.normalize("NFC", " ".join(e["name"].split()))  # chunk text is NFC (core.text.normalize)
+        assert doc.text[b.start:b.content_end].startswith(f"Name: {name}")
+        assert b.raw_start < b.raw_end <= len(raw)
+        if "isil" in e:
+            assert sec.meta["extra"]["identifier:ISIL"] == e["isil"]
+    chunks = chunk_documents([doc], load_chunking_config())
+    assert len(chunks) == len(entities) and len({c.id for c in chunks}) == len(chunks)
