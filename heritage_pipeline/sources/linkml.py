@@ -90,10 +90,6 @@ def type_label(code: str | None) -> str | None:
     return custodian_type_codes().get(code) if code else None
 
 
-def schema_path() -> Path:
-    return SCHEMA_ENUM
-
-
 # ------------------------------------------------------------------------------------------------ slot aliases
 class LinkMLDefaults(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -154,6 +150,7 @@ def _load_mappings_cached(path: str, _mtime: int) -> LinkMLMappings:
     return m
 
 
+@lru_cache(maxsize=65536)
 def _norm_key(k: Any) -> str:
     """Alias matching key: case, accents and ``_``/``-``/space/``:``/``.`` differences ignored."""
     s = unicodedata.normalize("NFKD", str(k)).encode("ascii", "ignore").decode().lower()
@@ -161,9 +158,10 @@ def _norm_key(k: Any) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ YAML loading
-class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader with YAML 1.2 booleans: only ``true``/``false`` are booleans, so a country code ``NO`` or
-    an answer ``yes`` stays a string (YAML 1.1 turns ``yes/no/on/off`` into booleans: the "Norway problem")."""
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe loader (libyaml's C parser when PyYAML was built with it: about 10x faster, same node marks in
+    code points) with YAML 1.2 booleans: only ``true``/``false`` are booleans, so a country code ``NO`` or an answer
+    ``yes`` stays a string (YAML 1.1 turns ``yes/no/on/off`` into booleans: the "Norway problem")."""
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -217,20 +215,6 @@ def is_linkml_schema(data: Any) -> bool:
         return True
     classes = data.get("classes")
     return isinstance(classes, dict) and all(v is None or isinstance(v, dict) for v in classes.values())
-
-
-def load_yaml_entities(text: str) -> list[tuple[Any, Any]]:
-    """``(value, node)`` for every top-level entity of a YAML text without a schema (one mapping, or the items of a
-    list); kept for callers that need only the YAML layer. Raises ParseError for invalid YAML or no entity."""
-    out: list[tuple[Any, Any]] = []
-    for data, node in load_yaml_documents(text):
-        if isinstance(data, list):
-            out.extend(zip(data, node.value))
-        else:
-            out.append((data, node))
-    if not out:
-        raise ParseError("empty YAML document: no entity")
-    return out
 
 
 # ------------------------------------------------------------------------------------------------ schemas
@@ -464,8 +448,7 @@ def _entities_of(data: Any, node, sv, containers: dict[str, str], doc_index: int
     """The entities of one YAML document and the layout name (see the module docstring)."""
     tag = f"doc {doc_index} " if doc_index else ""
     if isinstance(data, list):
-        cls = None
-        return [_Entity(v, n, f"{tag}entity {i}", cls) for i, (v, n) in enumerate(zip(data, node.value))], "list"
+        return [_Entity(v, n, f"{tag}entity {i}", None) for i, (v, n) in enumerate(zip(data, node.value))], "list"
     if not isinstance(data, dict):
         raise ParseError(f"top level is {value_kind(data, mapping='a mapping', sequence='a list')}; expected an "
                          "entity mapping, a list of entities or a container of lists")
@@ -477,7 +460,7 @@ def _entities_of(data: Any, node, sv, containers: dict[str, str], doc_index: int
     if not container_keys and not (sv is not None and _fits_one_entity(sv, data)):
         list_like = [k for k, (v, _) in by_key.items()
                      if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
-        if list_like and all(isinstance(v, list) or k in _SCHEMA_REF_KEYS for k, (v, _) in by_key.items()):
+        if list_like and all(isinstance(v, list) or k in _SCHEMA_REF_KEYS or k == "data_tier" for k, (v, _) in by_key.items()):
             container_keys = list_like
     if container_keys:
         out: list[_Entity] = []
