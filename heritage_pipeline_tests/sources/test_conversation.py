@@ -320,3 +320,17 @@ def test_property_every_message_once_in_order_with_spans_in_its_literals(turns, 
     for c in chunk_documents([doc], load_chunking_config()):
         assert 0 <= c.spans.char_start < c.spans.char_end <= len(raw)
         assert c.text.split()[0] in raw[c.spans.char_start:c.spans.char_end]
+
+
+def test_sharegpt_and_jsonl():
+    share = json.dumps([{"id": "s1", "conversations": [{"from": "human", "value": "Where is the Rijksmuseum?"},
+                                                        {"from": "gpt", "value": "In Amsterdam, at the Museumplein."}]}])
+    doc, problems = parse_conversations(share, doc_id="s", source_path="s.json", lang="en", cfg=ALL)
+    assert doc.meta["formats"] == "sharegpt (1)" and [s.meta["sender"] for s in doc.sections] == ["human", "gpt"]
+    lines = "\n".join(json.dumps({"messages": [{"role": "user", "content": f"Question {i}?"},
+                                               {"role": "assistant", "content": f"Answer {i}."}]}) for i in range(3))
+    doc, problems = parse_conversations(lines + "\n", doc_id="j", source_path="j.jsonl", lang="en", cfg=ALL)
+    assert doc.meta["formats"] == "messages (3)" and len(doc.sections) == 6 and problems == []
+    for s in doc.sections:  # spans point into the JSONL text itself (the array wrapping shifts nothing)
+        b = doc.blocks[s.first]
+        assert lines[b.raw_start:b.raw_end] == doc.text[b.start:b.content_end]

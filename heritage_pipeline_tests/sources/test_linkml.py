@@ -216,3 +216,19 @@ def test_property_one_chunk_per_entity_in_every_layout(entities, layout):
             assert sec.meta["extra"]["identifier:ISIL"] == e["isil"]
     chunks = chunk_documents([doc], load_chunking_config())
     assert len(chunks) == len(entities) and len({c.id for c in chunks}) == len(chunks)
+
+
+def test_schema_named_by_the_file_wins(tmp_path):
+    """A top-level ``schema:`` path (or a ``# schema:`` comment) names the schema; the named schema validates."""
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "personinfo.yaml").write_bytes(
+        (REAL / "linkml__linkml/examples/PersonSchema/personinfo.yaml").read_bytes())
+    (tmp_path / "data").mkdir()
+    for name, text in (("key.yaml", "schema: ../schemas/personinfo.yaml\npersons:\n  - {id: P:1, name: Ada, age_in_years: x}\n"),
+                       ("comment.yaml", "# schema: ../schemas/personinfo.yaml\npersons:\n  - {id: P:1, name: Ada, age_in_years: x}\n")):
+        f = tmp_path / "data" / name
+        f.write_text(text, encoding="utf-8")
+        doc, problems = parse_instances(text, doc_id=name, source_path=name, lang="en", abs_path=f)
+        assert Path(doc.meta["linkml_schema"]).name == "personinfo.yaml" and problems == []
+        assert [s.meta["extra"]["linkml_class"] for s in doc.sections] == ["Person"]
+        assert "age_in_years: 'x' is not a valid integer" in doc.sections[0].meta["extra"]["linkml_errors"]
