@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from heritage_pipeline.core.config import CONFIG_DIR, REPO_ROOT
 from heritage_pipeline.core.structure import (DerivedTextBuilder, NotInputData, ParsedDocument, ParseError, Section,
@@ -142,8 +142,11 @@ def _load_mappings_cached(path: str, _mtime: int) -> LinkMLMappings:
         return LinkMLMappings()
     try:
         m = LinkMLMappings.model_validate(yaml.safe_load(p.read_text(encoding="utf-8")) or {})
-    except Exception as exc:
-        raise ValueError(f"{p}: invalid LinkML mapping file: {exc}") from None
+    except ValidationError as exc:  # one line per bad key: "defaults.rolez: Extra inputs are not permitted"
+        bad = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ValueError(f"{p}: invalid LinkML mapping file: {bad}") from None
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"{p}: invalid LinkML mapping file: {exc}".splitlines()[0]) from None
     for tier in [m.defaults.data_tier] + [r.data_tier for r in m.files if r.data_tier]:
         if tier not in DATA_TIERS:
             raise ValueError(f"{p}: data_tier {tier!r} is not one of {', '.join(DATA_TIERS)}")

@@ -232,3 +232,25 @@ def test_schema_named_by_the_file_wins(tmp_path):
         assert Path(doc.meta["linkml_schema"]).name == "personinfo.yaml" and problems == []
         assert [s.meta["extra"]["linkml_class"] for s in doc.sections] == ["Person"]
         assert "age_in_years: 'x' is not a valid integer" in doc.sections[0].meta["extra"]["linkml_errors"]
+
+
+def test_mapping_file_rules_and_errors(tmp_path):
+    from heritage_pipeline.sources.linkml import load_linkml_mappings
+
+    f = tmp_path / "m.yaml"
+    f.write_text("version: 1\ndefaults:\n  data_tier: TIER_2_VERIFIED\n  roles:\n    preferred_label: [name]\n"
+                 "files:\n  - pattern: 'raw/yaml_instance/registry/*'\n    data_tier: TIER_1_AUTHORITATIVE\n"
+                 "    roles:\n      preferred_label: [naam_instelling]\n", encoding="utf-8")
+    m = load_linkml_mappings(f)
+    schema, tier, roles = m.for_file("raw/yaml_instance/registry/a.yaml")
+    assert tier == "TIER_1_AUTHORITATIVE" and roles["preferred_label"] == ["naam_instelling", "name"]
+    doc, _ = parse_instances("- {naam_instelling: Regionaal Archief Tilburg, name: RAT}\n", doc_id="a",
+                             source_path="raw/yaml_instance/registry/a.yaml", lang="nl", mappings=m)
+    assert doc.sections[0].anchors == ["Regionaal Archief Tilburg"] and doc.sections[0].meta["data_tier"] == "TIER_1_AUTHORITATIVE"
+    assert m.for_file("elsewhere.yaml")[1] == "TIER_2_VERIFIED"
+    f.write_text("defaults:\n  data_tier: TIER_9\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"m.yaml: data_tier 'TIER_9' is not one of TIER_1_AUTHORITATIVE"):
+        load_linkml_mappings(f)
+    f.write_text("defaults:\n  rolez: {}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"m.yaml: invalid LinkML mapping file: .*rolez"):
+        load_linkml_mappings(f)
