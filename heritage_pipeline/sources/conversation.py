@@ -429,7 +429,8 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
     Returns:
         ``(document, problems)``; problems are ``(location, reason)`` pairs (quarantined parts). ``document.meta``
         counts ``conversations``, ``messages`` (read), ``messages_chunked``, ``messages_joined`` (short messages
-        chunked with a neighbour), ``messages_left_out`` (other roles, empty or hidden), and ``formats``.
+        chunked with a neighbour), ``messages_left_out`` (other roles, empty or hidden), ``messages_quarantined``
+        (``messages == messages_chunked + messages_left_out + messages_quarantined``), and ``formats``.
 
     Raises:
         ParseError: not JSON/JSONL, not a conversation export (the message names the supported formats), or no
@@ -450,7 +451,7 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
     skipped: list[str] = []
     groups: list[tuple[str, str, list[_Turn]]] = []  # (conversation id, name, turns of one section)
     usable = 0
-    n_read = n_left_out = 0
+    n_read = n_left_out = n_bad = 0
     formats: dict[str, int] = {}
     for ci, conv in enumerate(convs):
         if not isinstance(conv, dict):
@@ -459,13 +460,14 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
         cid = str(conv.get("uuid") or conv.get("conversation_id") or conv.get("id") or conv.get("sessionId")
                   or f"conversation-{ci}")
         name = str(conv.get("name") or conv.get("title") or "").strip() or cid
-        turns, fmt, read, left_out = _turns(conv, cid, reader, cfg, raw, skipped, problems)
+        turns, fmt, read, left_out, bad = _turns(conv, cid, reader, cfg, raw, skipped, problems)
         if fmt is None:
             continue
         usable += 1
         formats[fmt] = formats.get(fmt, 0) + 1
         n_read += read
         n_left_out += left_out
+        n_bad += bad
         for g in _group_short(turns, cfg.min_message_chars):
             groups.append((cid, name, g))
     if not usable:
@@ -522,14 +524,16 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
                          skipped=skipped,
                          meta={"conversations": usable, "messages": n_read, "messages_chunked": n_chunked,
                                "messages_joined": n_joined, "messages_left_out": n_left_out,
+                               "messages_quarantined": n_bad,
                                "formats": ", ".join(f"{k} ({v})" for k, v in sorted(formats.items()))})
     return doc, problems
 
 
 def _turns(conv: dict, cid: str, reader: "_MessageReader", cfg: ConversationSourceConfig, raw: str,
-           skipped: list[str], problems: list[tuple[str, str]]) -> tuple[list[_Turn], str | None, int, int]:
+           skipped: list[str], problems: list[tuple[str, str]]) -> tuple[list[_Turn], str | None, int, int, int]:
     """The kept turns of one conversation in order, its format (None when it has no recognisable messages: a
-    problem is recorded), the number of message objects read and of messages left out (role, empty, hidden)."""
+    problem is recorded), and the numbers of messages read, left out (role, empty, hidden) and quarantined (not an
+    object, or unusable content): read = kept + left out + quarantined."""
     where = f"conversation {cid}"
     if "chat_messages" in conv:
         fmt, msgs = "claude", conv.get("chat_messages")
@@ -542,22 +546,24 @@ def _turns(conv: dict, cid: str, reader: "_MessageReader", cfg: ConversationSour
     else:
         problems.append((where, "has no messages: none of 'chat_messages' (Claude), 'mapping' (ChatGPT), 'messages' "
                                 "or 'conversations' (ShareGPT)"))
-        return [], None, 0, 0
+        return [], None, 0, 0, 0
+    bad = 0
     key = {"claude": "chat_messages", "chatgpt": "mapping", "messages": "messages", "sharegpt": "conversations"}[fmt]
     if fmt == "chatgpt":
         if not isinstance(msgs, dict):
             problems.append((where, f"'mapping' is {value_kind(msgs)}, not an object"))
-            return [], None, 0, 0
+            return [], None, 0, 0, 0
         msgs._current_node = conv.get("current_node")  # type: ignore[attr-defined]
         entries = [(p, nid, m) for p, nid, m in _chatgpt_nodes(msgs)]
     else:
         if not isinstance(msgs, list):
             problems.append((where, f"'{key}' is {value_kind(msgs)}, not an array"))
-            return [], None, 0, 0
+            return [], None, 0, 0, 0
         valid: list[tuple[int, SpannedDict]] = []
         for pos, msg in enumerate(msgs):
             if not isinstance(msg, dict):
                 problems.append((f"{where} message[{pos}]", f"is {value_kind(msg)}, not an object"))
+                bad += 1
             else:
                 valid.append((pos, msg))
         ordered = _order(valid, "created_at") if fmt == "claude" else valid
@@ -566,14 +572,15 @@ def _turns(conv: dict, cid: str, reader: "_MessageReader", cfg: ConversationSour
         skipped.append(f"{where}: no messages")
     turns: list[_Turn] = []
     seen_ids: set[str] = set()
-    read = left_out = 0
+    read, left_out = bad, 0
     for rank, (pos, mid, msg) in enumerate(entries):
         if msg is None:
             continue  # a ChatGPT root node without a message
+        read += 1
         if not isinstance(msg, dict):
             problems.append((f"{where} message {mid}", f"is {value_kind(msg)}, not an object"))
+            bad += 1
             continue
-        read += 1
         if mid in seen_ids:
             mid = f"{mid}-{pos}"
         seen_ids.add(mid)
@@ -600,6 +607,7 @@ def _turns(conv: dict, cid: str, reader: "_MessageReader", cfg: ConversationSour
         else:
             built = reader.read(msg, f"{where} message {mid}")
         if built is None:
+            bad += 1
             continue
         if not built.text.strip():
             left_out += 1
@@ -609,7 +617,7 @@ def _turns(conv: dict, cid: str, reader: "_MessageReader", cfg: ConversationSour
         created = msg.get("created_at") or msg.get("create_time") or msg.get("timestamp")
         turns.append(_Turn(rank, mid, sender, str(created) if isinstance(created, (str, int, float)) and
                            not isinstance(created, bool) and created != "" else None, built, span))
-    return turns, fmt, read, left_out
+    return turns, fmt, read, left_out, bad
 
 
 def _chatgpt_text(reader: "_MessageReader", raw: str, msg: SpannedDict) -> "_Text":
