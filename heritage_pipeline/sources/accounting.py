@@ -193,11 +193,11 @@ def summarize_inputs(statuses: dict[str, tuple[str, str]], parsed: Iterable[Pars
             left = int(m.get("rows_left_out", 0))
             read = int(m.get("rows", chunked + left + quar))
         c.read, c.chunked, c.left_out, c.quarantined = c.read + read, c.chunked + chunked, c.left_out + left, c.quarantined + quar
-        for i, m in enumerate(doc.section_metas):
-            errs = (m.get("extra") or {}).get("linkml_errors")
+        for i, sm in enumerate(doc.section_metas):
+            errs = (sm.get("extra") or {}).get("linkml_errors")
             if errs:
                 s.n_invalid_entities += 1
-                label = (m.get("extra") or {}).get("slot:preferred_label") or f"entity {i}"
+                label = (sm.get("extra") or {}).get("slot:preferred_label") or f"entity {i}"
                 invalid += [(f"{doc.path}#{label}", e) for e in _split_errors(errs)]
     s.invalid_entities = group_reasons(invalid)
     s.check()

@@ -586,7 +586,7 @@ def parse_markdown(text: str, *, doc_id: str, source_path: str, lang: str = "und
     if fm_title:
         root = clean_heading(fm_title)
         for sec in sections:
-            if not sec.anchors or _same_title(sec.anchors[0], root) is False:
+            if not sec.anchors or not _same_title(sec.anchors[0], root):
                 sec.anchors = [root] + list(sec.anchors)
         title = root
     meta: dict = {"title": title}
