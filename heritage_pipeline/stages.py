@@ -51,6 +51,8 @@ def parse_sources(sources: Iterable[RawSource], config: ChunkingConfig) -> Parse
             result.accounted[src.path] = "parsed"
         elif src.status == "skipped":
             result.accounted[src.path] = f"skipped: {src.reason}"
+        elif out.skipped and not out.quarantined:  # the parser skipped the whole file (e.g. a LinkML schema)
+            result.accounted[src.path] = f"skipped: {out.skipped[0].removeprefix(src.path + ': ')}"
         else:
             reason = next((q.reason for q in out.quarantined if q.path == src.path), src.reason)
             result.accounted[src.path] = f"quarantined: {reason}"

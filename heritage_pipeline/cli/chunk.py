@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 from pathlib import Path
 
 from heritage_pipeline.core.config import (
@@ -20,13 +19,12 @@ from .console import _progress, console, err
 def _expand(paths: list[str]) -> list[Path]:
     """The input files of ``paths`` (folders expanded to their supported files), each once, in order. Raises
     FileNotFoundError naming a path that does not exist (a usage error, not a bad input)."""
-    from heritage_pipeline.sources.discovery import EXTENSION_TYPES, is_ignored
+    from heritage_pipeline.sources.discovery import iter_files
 
     out: dict[Path, Path] = {}
     for p in map(Path, paths):
-        if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in EXTENSION_TYPES
-                           and not is_ignored(f.name))
+        if p.is_dir():  # every file: one of an unsupported type is skipped with that reason, never dropped silently
+            found = iter_files(p)
         elif p.exists():
             found = [p]
         else:
@@ -40,6 +38,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     from heritage_pipeline import stages as P
     from heritage_pipeline.embed.cache import EmbeddingCache
     from heritage_pipeline.embed.embedders import make_embedder
+    from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs
     from heritage_pipeline.sources.discovery import load_source
 
     try:
@@ -56,6 +55,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         err.print(str(exc))
         return 2
+    out_path = Path(args.out).resolve()
+    files = [f for f in files if f.resolve() != out_path]  # our own output, when it sits in an input folder
     if not files:
         err.print("no input files")
         return 2
@@ -85,17 +86,20 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         from heritage_pipeline.dedup.minhash import log_to_table
 
         pq.write_table(log_to_table(log), out.with_name(out.stem + ".dedup_log.parquet"))
-    by_status = Counter(v.split(":")[0] for v in parsed.accounted.values())
-    console.print(f"{len(files)} input(s): {by_status.get('parsed', 0)} parsed, {by_status.get('skipped', 0)} skipped, "
-                  f"{by_status.get('quarantined', 0)} quarantined; {len(items)} chunks, {len(log)} dropped as duplicates, "
-                  f"{n} written to {out}")
-    for q in parsed.quarantined:
-        err.print(f"[yellow]quarantined[/yellow] {q.path}: {q.reason}")
-    for s in parsed.skipped:
-        err.print(f"[dim]skipped[/dim] {s}")
+    summary = summarize_inputs({s.path: (s.status, _parse_reason(parsed.accounted.get(s.path, ""), s.reason))
+                                for s in sources}, [parsed_file(d) for d in parsed.docs], parsed.quarantined)
+    for line in summary.lines():
+        console.print(line, markup=False, highlight=False)
+    console.print(f"{len(items)} chunks, {len(log)} dropped as duplicates, {n} written to {out}")
     if parsed.quarantined:
         console.print(f"quarantine: {qpath}")
     return 0
+
+
+def _parse_reason(accounted: str, discovery_reason: str) -> str:
+    """The reason of a file's status: ``stages.parse_sources`` records ``skipped: <why>`` / ``quarantined: <why>``."""
+    status, _, why = accounted.partition(": ")
+    return why if status in ("skipped", "quarantined") and why else discovery_reason
 
 
 def chunk_overrides(args: argparse.Namespace) -> dict[str, object]:

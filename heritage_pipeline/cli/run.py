@@ -56,7 +56,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
     err.print(f"[bold]heritage-pipeline run[/bold]: data {pcfg.data_path} -> outputs {out} (executor {ecfg.kind})")
     sources = discover_once(pcfg.data_path, str(out / "storage"))
-    partitions = sorted({(s.source_type, s.lang) for s in sources} | _stored_partitions(out / "storage"))
+    # files skipped at discovery (licence texts, unsupported types) are listed in the summary, not run as partitions
+    partitions = sorted({(s.source_type, s.lang) for s in sources if s.status != "skipped"} | _stored_partitions(out / "storage"))
     instance = dg.DagsterInstance.get()
     langs = sorted({lang for _, lang in partitions})
     known = set(instance.get_dynamic_partitions(language_partitions.name))
@@ -281,16 +282,12 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
     records = list({(r.path, r.reason): r for r in records}.values())
     skipped = [s for s in sources if s.status == "skipped"]
     write_quarantine(records, out / "quarantine.jsonl")
-    if records or skipped:
-        q = Table(title="Quarantined and skipped inputs")
-        q.add_column("path")
-        q.add_column("status")
-        q.add_column("reason")
-        for r in records:
-            q.add_row(r.path, "quarantined", r.reason)
-        for s in skipped:
-            q.add_row(s.path, "skipped", s.reason)
-        console.print(q)
+    from heritage_pipeline.sources.accounting import parsed_files_from_storage, summarize_inputs
+
+    inputs = summarize_inputs({s.path: (s.status, s.reason or "skipped by its parser (parsed_sections' skipped_items)")
+                               for s in sources}, parsed_files_from_storage(storage), records)
+    for line in inputs.lines():  # grouped reasons: one line per reason with a count and three examples
+        console.print(line, markup=False, highlight=False)
     index_rows = "?"
     try:
         import lancedb

@@ -131,6 +131,7 @@ class ConversationSourceConfig(_Strict):
     overlap_tokens: int = Field(default=100, ge=0, le=400)
     min_message_chars: int = Field(default=100, ge=0)
     thinking: Literal["drop", "keep"] = "drop"
+    keep_roles: list[str] = Field(default_factory=list)  # system/tool/... messages to chunk too (default: none)
 
 
 class SourcesConfig(_Strict):
@@ -211,7 +212,7 @@ class QualityConfig(_Strict):
     length: LengthConfig = LengthConfig()
     drop_low_quality: bool = False
     # what drop_low_quality drops (every drop is logged in the dedup log with the reason)
-    drop_reasons: list[Literal["boilerplate", "readability", "length"]] = Field(default=["boilerplate"], min_length=1)
+    drop_reasons: list[Literal["boilerplate", "readability", "length", "degenerate"]] = Field(default=["boilerplate"], min_length=1)
 
 
 class OutputsConfig(_Strict):

@@ -131,6 +131,8 @@ class Quality(BaseModel):
     readability_ok: bool | None = None
     length_ok: bool = True
     boilerplate: bool = False
+    degenerate: bool = False  # no linguistic content (see heritage_pipeline.enrich.quality.degenerate_reason)
+    degenerate_reason: str | None = None
     score: float | None = None
     dup_penalty: float = 0.0
     atomic_oversize: bool = False

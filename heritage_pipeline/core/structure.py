@@ -21,6 +21,11 @@ class ParseError(ValueError):
     """A whole file cannot be used; the message names the problem (callers prefix the file name)."""
 
 
+class NotInputData(ParseError):
+    """A readable file that is deliberately not input (e.g. a LinkML schema among instance files): the file is
+    *skipped* with this reason, not quarantined."""
+
+
 def value_kind(value: Any, *, mapping: str = "an object", sequence: str = "an array") -> str:
     """What a parsed JSON/YAML value is, with its article, for error messages (``a string``, ``an object``,
     ``null``); ``mapping``/``sequence`` name dicts and lists in the format's own words (YAML: a mapping, a list)."""

@@ -286,7 +286,8 @@ def dedup_chunks(chunks: list[Chunk], cfg: DedupConfig, *, min_tokens: int = 300
             continue
         penalty = best_sim.get(i, 0.0)
         c.quality.dup_penalty = round(penalty, 4)
-        c.quality.score = composite_score(c.quality.readability, c.meta.len_tokens, min_tokens, penalty, max_tokens)
+        c.quality.score = 0.0 if c.quality.degenerate else composite_score(  # degenerate text: see enrich/quality.py
+            c.quality.readability, c.meta.len_tokens, min_tokens, penalty, max_tokens)
         kept.append(c)
     stats.seconds["survivors"] = round(time.perf_counter() - t2, 3)
     stats.seconds["total"] = round(time.perf_counter() - t0, 3)

@@ -28,7 +28,7 @@ from typing import Any
 
 from heritage_pipeline.core.config import ChunkingConfig, PipelineConfig
 from heritage_pipeline.incremental.versions import source_hash
-from heritage_pipeline.sources.linkml import SCHEMA_ENUM
+from heritage_pipeline.sources.linkml import DEFAULT_LINKML_MAPPINGS, DEFAULT_SCHEMA, SCHEMA_ENUM
 from heritage_pipeline.sources.registry import DEFAULT_MAPPINGS
 
 EMBEDDER_OUTPUT_KEYS = ("model", "backend", "query_prefix", "passage_prefix", "context_prefix", "long_text",
@@ -52,7 +52,8 @@ EMBEDDER = tuple(f"embedder.{k}" for k in EMBEDDER_OUTPUT_KEYS)
 STAGES: dict[str, StageInputs] = {
     "raw_sources": StageInputs(modules=("sources.discovery",)),
     "parsed_sections": StageInputs(chunking=("hierarchy", "sources", "domains"), modules=("sources.dispatch",),
-                                   files=(Path(DEFAULT_MAPPINGS), Path(SCHEMA_ENUM))),
+                                   files=(Path(DEFAULT_MAPPINGS), Path(SCHEMA_ENUM), Path(DEFAULT_LINKML_MAPPINGS),
+                                          Path(DEFAULT_SCHEMA))),
     "chunks": StageInputs(chunking=("mode", "tokenizer", "hierarchy", "sliding_window", "domains", "sources",
                                     "quality.length", "context.parent_titles"),
                           modules=("chunking",)),

@@ -21,6 +21,8 @@ structured records (``csv_registry`` rows, ``yaml_instance`` entities) get no sc
 == "faq"``), >= ``min_score`` (40) otherwise (technical and legal text); null when there is no score.
 ``quality.length_ok``: ``min_tokens <= meta.len_tokens <= max_tokens`` (300-1200 cl100k tokens by default).
 ``quality.boilerplate``: :func:`is_boilerplate`.
+``quality.degenerate`` / ``degenerate_reason``: :func:`degenerate_reason` (one character per line, extraction
+garbage, no words, one phrase repeated); a degenerate chunk's composite score is 0, below any real text.
 
 Composite score (seed 2, "score composite"), in [0, 1]::
 
@@ -41,6 +43,7 @@ logged (:func:`drop_low_quality`).
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from heritage_pipeline.core.config import ChunkingConfig
@@ -134,6 +137,45 @@ def is_boilerplate(text: str) -> bool:
     return n_words < 120 and bool(_BOILERPLATE.search(text))
 
 
+_LINE_MAX_SHORT = 2        # characters of a "one character per line" line (stripped)
+_SHORT_LINE_SHARE = 0.8    # of the non-empty lines
+_MIN_LINES = 8
+_GARBAGE_SHARE = 0.05      # replacement / control / private-use characters among the non-space characters
+_ALNUM_SHARE = 0.3         # letters and digits among the non-space characters, below which there are no words
+_REPEAT_MIN_WORDS = 100
+_REPEAT_SHARE = 0.05       # distinct word 3-grams per 3-gram, below which one phrase is repeated
+
+
+def degenerate_reason(text: str) -> str | None:
+    """Why a chunk has no linguistic content, or None for real text (prose, code, tables, records).
+
+    Rules, on characters (code points) and whitespace-separated words, tuned on a one-character-per-line file, a
+    repeated-sentence message and the real documents of data/eval/sources (none of which is flagged):
+
+    * ``one character per line``: at least 8 non-empty lines and 80 % of them at most 2 characters long;
+    * ``extraction garbage``: over 5 % of the non-space characters are U+FFFD, control or private-use characters;
+    * ``no words``: under 30 % of the non-space characters are letters or digits (any script);
+    * ``one phrase repeated``: at least 100 words and under 5 % distinct word 3-grams.
+    """
+    chars = [ch for ch in text if not ch.isspace()]
+    if not chars:
+        return "no text"
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if len(lines) >= _MIN_LINES and sum(len(ln) <= _LINE_MAX_SHORT for ln in lines) >= _SHORT_LINE_SHARE * len(lines):
+        return "one character per line"
+    garbage = sum(1 for ch in chars if ch == "\ufffd" or unicodedata.category(ch) in ("Cc", "Co", "Cs"))
+    if garbage > _GARBAGE_SHARE * len(chars):
+        return "extraction garbage (replacement or control characters)"
+    if sum(1 for ch in chars if ch.isalnum()) < _ALNUM_SHARE * len(chars):
+        return "no words (mostly symbols)"
+    words = text.split()
+    if len(words) >= _REPEAT_MIN_WORDS:
+        grams = list(zip(words, words[1:], words[2:]))
+        if len(set(grams)) < _REPEAT_SHARE * len(grams):
+            return "one phrase repeated"
+    return None
+
+
 def coverage_norm(len_tokens: int, min_tokens: int, max_tokens: int) -> float:
     """``min(1, len_tokens / min_tokens, max_tokens / len_tokens)`` (see the module docstring); 0 for 0 tokens."""
     if len_tokens <= 0:
@@ -164,8 +206,10 @@ def assess_chunk(c: Chunk, config: ChunkingConfig) -> None:
     c.quality.readability_ok = None if score is None else score >= threshold
     c.quality.length_ok = q.length.min_tokens <= c.meta.len_tokens <= q.length.max_tokens
     c.quality.boilerplate = is_boilerplate(c.text)
-    c.quality.score = composite_score(score, c.meta.len_tokens, q.length.min_tokens, c.quality.dup_penalty,
-                                      q.length.max_tokens)
+    c.quality.degenerate_reason = degenerate_reason(c.text)
+    c.quality.degenerate = c.quality.degenerate_reason is not None
+    c.quality.score = 0.0 if c.quality.degenerate else composite_score(
+        score, c.meta.len_tokens, q.length.min_tokens, c.quality.dup_penalty, q.length.max_tokens)
 
 
 def assess_quality(chunks: list[Chunk], config: ChunkingConfig) -> list[Chunk]:
@@ -182,6 +226,8 @@ def low_quality_reason(c: Chunk, config: ChunkingConfig) -> str | None:
             return "boilerplate"
         if reason == "readability" and c.quality.readability_ok is False:
             return f"readability {c.quality.readability} below threshold ({c.quality.readability_formula})"
+        if reason == "degenerate" and c.quality.degenerate:
+            return f"degenerate text: {c.quality.degenerate_reason}"
         if reason == "length" and not c.quality.length_ok:
             return f"length {c.meta.len_tokens} tokens outside the useful band"
     return None

@@ -1,8 +1,18 @@
-"""Conversation exports (chat-assistant JSON) -> one standalone section per message, split into Markdown blocks.
+"""Conversation exports (chat-assistant JSON) -> one standalone section per message (or short question + answer),
+split into Markdown blocks.
 
-Accepted shapes: a list of conversations, a single conversation object, or ``{"conversations": [...]}``. A
-conversation has ``uuid``, ``name``, ``chat_messages[{uuid, sender, text, content[], attachments[], created_at,
-index}]`` (the claude.ai export; other keys are ignored).
+Formats (:data:`SUPPORTED_FORMATS`): the Claude export (``uuid``, ``name``, ``chat_messages[{uuid, sender, text,
+content[], attachments[], created_at, index}]``; also the ``text_message.content`` variant); the ChatGPT export
+(``mapping`` of nodes ``{message: {author.role, content{content_type, parts[] | text}}, parent, children}``, read
+along the current branch: from ``current_node`` up the parent links; without it from the root down the last child;
+without links by ``create_time``); ``{"messages": [{role, content}]}`` (OpenAI/Anthropic API style, Gemini CLI's
+``type``), one per JSON Lines line or as a bare list of messages; ShareGPT (``conversations: [{from, value}]``). The
+top level may be a list of conversations, one conversation, or ``{"conversations": [...]}``; any other shape is
+refused naming these formats, a conversation with none of them is a quarantined part.
+
+Roles: human (``human``, ``user``...) and assistant (``assistant``, ``gpt``, ``model``, ``gemini``...) messages are
+chunked; system, tool, function, info and error messages (and ChatGPT nodes hidden from the conversation) are left
+out, listed in ``ParsedDocument.skipped``, unless ``sources.conversation.keep_roles`` names them.
 
 Text of a message
     ``content`` blocks when they hold any text, else ``text`` (exports disagree on which one is complete: the real
@@ -18,17 +28,24 @@ Text of a message
     it whole like any code block.
 
 Order
-    By ``index`` when every message has an integer one, else by ``created_at`` when every message has a parsable
-    ISO 8601 timestamp, else file order; ties keep file order. ``message_index`` is the position in that order. A
-    message without ``uuid`` is ``msg-<file position>``.
+    Claude: by ``index`` when every message has an integer one, else by ``created_at`` when every message has a
+    parsable timestamp (ISO 8601 or epoch seconds), else file order; ties keep file order. ChatGPT: the branch order
+    above. Other formats: file order. ``message_index`` is the position in that order. A message without
+    ``uuid``/``id`` is ``msg-<file position>``.
 
-Skipped and quarantined
-    Messages shorter than ``min_message_chars`` (after the rules above) are skipped, listed in
-    ``ParsedDocument.skipped``. Problems are returned as ``(location, reason)`` and quarantined by the caller as
-    ``<file>#<location>``: a conversation that is not an object or has no ``chat_messages`` list; a message that is
-    not an object or whose ``content``/``text`` have impossible types; a content block that is not an object or
-    whose text field is not a string (the block is left out, the message proceeds). A file whose every
-    conversation is unusable raises :class:`ParseError` (the whole file is quarantined).
+Short messages
+    A human turn shorter than ``min_message_chars`` (characters, after the rules above) opens the section of the
+    next turn (several in a row all do), so a question is never lost and never chunked alone; a short answer joins
+    the section before it (it stays with its question); a short question at the end is a section of its own.
+    Such a section's meta has ``message_index`` of its first message and ``extra.message_indexes`` /
+    ``message_ids`` / ``senders`` of all of them. Whitespace-only messages are left out (listed).
+
+Quarantined
+    Problems are returned as ``(location, reason)`` and quarantined by the caller as ``<file>#<location>``: a
+    conversation that is not an object or has no messages; a message that is not an object or whose
+    ``content``/``text`` have impossible types; a content block that is not an object or whose text field is not a
+    string (the block is left out, the message proceeds). A file whose every conversation is unusable raises
+    :class:`ParseError` (the whole file is quarantined).
 
 Spans
     Each message is split into Markdown blocks (:func:`heritage_pipeline.sources.markdown.scan_blocks`: paragraphs, lists,
@@ -46,7 +63,7 @@ import json
 import re
 from array import array
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from heritage_pipeline.core.config import ConversationSourceConfig
@@ -248,20 +265,62 @@ class _MessageReader:
         return out
 
 
+SUPPORTED_FORMATS = ("Claude export (chat_messages), ChatGPT export (mapping tree), {\"messages\": [{role, content}]} "
+                     "(also one conversation per JSONL line, or a bare list of such messages) and ShareGPT "
+                     "(conversations: [{from, value}])")
+HUMAN_ROLES = frozenset({"human", "user", "prompter", "customer"})
+ASSISTANT_ROLES = frozenset({"assistant", "gpt", "model", "gemini", "bot", "ai", "chatgpt", "claude", "bard"})
+_ROLE_KEYS = ("role", "sender", "from", "type", "speaker")
+
+
+def _looks_like_message(v: Any) -> bool:
+    return isinstance(v, dict) and any(k in v for k in ("role", "from", "sender")) and \
+        any(k in v for k in ("content", "value", "text")) and "chat_messages" not in v and "mapping" not in v
+
+
 def iter_conversations(data: Any) -> list[Any]:
-    """The conversation objects of any accepted top-level shape. Raises ParseError for other shapes."""
+    """The conversation objects of any accepted top-level shape (see :data:`SUPPORTED_FORMATS`): a list of
+    conversations, one conversation object, ``{"conversations": [...]}``, or a bare list of messages (one
+    conversation). Raises ParseError naming the supported formats for other shapes."""
     if isinstance(data, list):
+        if data and all(_looks_like_message(x) for x in data if isinstance(x, dict)) and any(isinstance(x, dict) for x in data):
+            return [{"messages": data}]
         return data
     if isinstance(data, dict):
-        if isinstance(data.get("conversations"), list):
-            return data["conversations"]
-        if "chat_messages" in data or "uuid" in data:
+        convs = data.get("conversations")
+        if isinstance(convs, list):
+            if convs and all(_looks_like_message(x) or (isinstance(x, dict) and "value" in x) for x in convs):
+                return [data]  # ShareGPT: the list holds the messages of one conversation
+            return convs
+        if any(k in data for k in ("chat_messages", "mapping", "messages", "uuid")):
             return [data]
-    raise ParseError("not a conversation export: expected a list of conversations, a conversation object or "
-                     "{\"conversations\": [...]}")
+    raise ParseError(f"not a conversation export: expected {SUPPORTED_FORMATS}")
+
+
+def _jsonl_as_array(text: str) -> str | None:
+    """JSON Lines -> one JSON array: ``[`` + the text with the newline after every value but the last replaced by
+    ``,`` + ``]``, so every offset shifts by exactly one. None when there are fewer than two lines or a line is not
+    JSON on its own (then the file is not JSON Lines)."""
+    lines = text.split("\n")
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if len(filled) < 2:
+        return None
+    for i in filled:
+        try:
+            json.loads(lines[i])
+        except ValueError:
+            return None
+    last = filled[-1]
+    return "[" + "".join(line + ("," if i in set(filled) and i != last else "\n" if i < len(lines) - 1 else "")
+                         for i, line in enumerate(lines)) + "]"
 
 
 def _timestamp(value: Any) -> datetime | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(float(value), tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return None
     if not isinstance(value, str) or not value:
         return None
     try:
@@ -271,76 +330,146 @@ def _timestamp(value: Any) -> datetime | None:
     return ts if ts.tzinfo is not None else ts.replace(tzinfo=None)
 
 
-def _order(msgs: list[tuple[int, SpannedDict]]) -> list[tuple[int, SpannedDict]]:
+def _order(msgs: list[tuple[int, SpannedDict]], key: str = "created_at") -> list[tuple[int, SpannedDict]]:
     """Messages in conversation order (see module docstring, Order)."""
     if msgs and all(isinstance(m.get("index"), int) and not isinstance(m.get("index"), bool) for _, m in msgs):
         return sorted(msgs, key=lambda pm: (pm[1]["index"], pm[0]))
-    stamps = [_timestamp(m.get("created_at")) for _, m in msgs]
+    stamps = [_timestamp(m.get(key)) for _, m in msgs]
     if msgs and all(s is not None for s in stamps) and len({s.tzinfo is None for s in stamps}) == 1:  # type: ignore[union-attr]
         order = sorted(range(len(msgs)), key=lambda k: (stamps[k], msgs[k][0]))
         return [msgs[k] for k in order]
     return list(msgs)
 
 
+def _role(msg: dict) -> str:
+    """The sender of a message in the file's own words (``human``, ``user``, ``assistant``, ``gpt``...)."""
+    author = msg.get("author")
+    if isinstance(author, dict) and isinstance(author.get("role"), str):
+        return author["role"]
+    for k in _ROLE_KEYS:
+        v = msg.get(k)
+        if isinstance(v, str) and v:
+            return v
+    return "unknown"
+
+
+def _kept_role(role: str, cfg: ConversationSourceConfig) -> bool:
+    low = role.lower()
+    return low in HUMAN_ROLES or low in ASSISTANT_ROLES or low == "unknown" or low in {r.lower() for r in cfg.keep_roles}
+
+
+@dataclass
+class _Turn:
+    """One message of a conversation, in order, before the grouping of short messages."""
+
+    pos: int
+    mid: str
+    sender: str
+    created: str | None
+    built: "_Text"
+    span: tuple[int, int]
+
+
+def _chatgpt_nodes(mapping: dict) -> list[tuple[int, str, Any]]:
+    """(file position, node id, message) of a ChatGPT ``mapping`` along the current branch: from ``current_node``
+    up the ``parent`` links, reversed; without ``current_node``, from the root down the last child; without links,
+    by ``create_time`` when every message has one, else file order."""
+    ids = list(mapping)
+    pos = {k: i for i, k in enumerate(ids)}
+    nodes = {k: v for k, v in mapping.items() if isinstance(v, dict)}
+    has_links = any("parent" in v or "children" in v for v in nodes.values())
+    chain: list[str] = []
+    if has_links:
+        cur = None
+        cn = getattr(mapping, "_current_node", None)
+        if isinstance(cn, str) and cn in nodes:
+            cur = cn
+        if cur is not None:
+            seen = set()
+            while cur is not None and cur in nodes and cur not in seen:
+                seen.add(cur)
+                chain.append(cur)
+                parent = nodes[cur].get("parent")
+                cur = parent if isinstance(parent, str) else None
+            chain.reverse()
+        else:
+            roots = [k for k, v in nodes.items() if not v.get("parent") or v.get("parent") not in nodes]
+            cur = roots[0] if roots else None
+            seen = set()
+            derived: dict[str, list[str]] = {}  # children from the parent links (exports without "children")
+            for k, v in nodes.items():
+                if isinstance(v.get("parent"), str):
+                    derived.setdefault(v["parent"], []).append(k)
+            while cur is not None and cur not in seen:
+                seen.add(cur)
+                chain.append(cur)
+                kids = [c for c in (nodes[cur].get("children") or derived.get(cur) or []) if isinstance(c, str) and c in nodes]
+                cur = kids[-1] if kids else None
+    else:
+        with_msg = [(pos[k], k) for k, v in nodes.items() if isinstance(v.get("message"), dict)]
+        stamps = [_timestamp(nodes[k]["message"].get("create_time")) for _, k in with_msg]
+        if with_msg and all(st is not None for st in stamps):
+            order = sorted(range(len(with_msg)), key=lambda i: (stamps[i], with_msg[i][0]))
+            chain = [with_msg[i][1] for i in order]
+        else:
+            chain = [k for _, k in with_msg]
+    return [(pos[k], k, nodes[k].get("message")) for k in chain]
+
+
 def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
                         cfg: ConversationSourceConfig) -> tuple[ParsedDocument, list[tuple[str, str]]]:
-    """Parse a conversation export. Returns the document and ``problems`` as (location, reason) pairs.
+    """Parse a conversation export (any of :data:`SUPPORTED_FORMATS`) into one standalone section per message, or
+    per short question + its answer (see the module docstring, Short messages).
 
-    Raises :class:`ParseError` when the file is not JSON, not a conversation export, or has no usable
-    conversation at all.
+    Args:
+        text: the decoded file (JSON, or JSON Lines of conversation objects).
+        doc_id, source_path, lang: identity of the document.
+        cfg: ``sources.conversation`` (``min_message_chars`` in characters, ``thinking``, ``keep_roles``).
+
+    Returns:
+        ``(document, problems)``; problems are ``(location, reason)`` pairs (quarantined parts). ``document.meta``
+        counts ``conversations``, ``messages`` (read), ``messages_chunked``, ``messages_joined`` (short messages
+        chunked with a neighbour), ``messages_left_out`` (other roles, empty or hidden), ``messages_quarantined``
+        (``messages == messages_chunked + messages_left_out + messages_quarantined``), and ``formats``.
+
+    Raises:
+        ParseError: not JSON/JSONL, not a conversation export (the message names the supported formats), or no
+            usable conversation at all.
     """
+    raw, shift = text, 0
     try:
         data = loads_with_spans(text)
     except JSONSpanError as exc:
-        raise ParseError(str(exc)) from None
+        as_array = _jsonl_as_array(text)
+        if as_array is None:
+            raise ParseError(str(exc)) from None
+        raw, shift = as_array, 1
+        data = loads_with_spans(raw)
     convs = iter_conversations(data)
-    reader = _MessageReader(text, cfg.thinking == "keep")
+    reader = _MessageReader(raw, cfg.thinking == "keep")
     problems = reader.problems
-    messages: list[Message] = []
     skipped: list[str] = []
+    groups: list[tuple[str, str, list[_Turn]]] = []  # (conversation id, name, turns of one section)
     usable = 0
+    n_read = n_left_out = n_bad = 0
+    formats: dict[str, int] = {}
     for ci, conv in enumerate(convs):
         if not isinstance(conv, dict):
             problems.append((f"conversation[{ci}]", f"is {value_kind(conv)}, not an object"))
             continue
-        cid = str(conv.get("uuid") or conv.get("conversation_id") or f"conversation-{ci}")
-        name = str(conv.get("name") or "").strip() or cid
-        msgs = conv.get("chat_messages")
-        if msgs is None:
-            problems.append((f"conversation {cid}", "has no 'chat_messages'"))
-            continue
-        if not isinstance(msgs, list):
-            problems.append((f"conversation {cid}", f"'chat_messages' is {value_kind(msgs)}, not an array"))
+        cid = str(conv.get("uuid") or conv.get("conversation_id") or conv.get("id") or conv.get("sessionId")
+                  or f"conversation-{ci}")
+        name = str(conv.get("name") or conv.get("title") or "").strip() or cid
+        turns, fmt, read, left_out, bad = _turns(conv, cid, reader, cfg, raw, skipped, problems)
+        if fmt is None:
             continue
         usable += 1
-        if not msgs:
-            skipped.append(f"conversation {cid}: no messages")
-            continue
-        valid: list[tuple[int, SpannedDict]] = []
-        for pos, msg in enumerate(msgs):
-            if not isinstance(msg, dict):
-                problems.append((f"conversation {cid} message[{pos}]", f"is {value_kind(msg)}, not an object"))
-            else:
-                valid.append((pos, msg))
-        seen_ids: set[str] = set()
-        for rank, (pos, msg) in enumerate(_order(valid)):
-            mid = str(msg.get("uuid") or f"msg-{pos}")
-            if mid in seen_ids:
-                mid = f"{mid}-{pos}"
-            seen_ids.add(mid)
-            built = reader.read(msg, f"conversation {cid} message {mid}")
-            if built is None:
-                continue
-            body_len = len(built.text.strip())
-            if body_len < cfg.min_message_chars:
-                skipped.append(f"conversation {cid} message {mid}: {body_len} characters < {cfg.min_message_chars}")
-                continue
-            span = msg.span if isinstance(msg, SpannedDict) else (0, len(text))
-            sender = msg.get("sender")
-            created = msg.get("created_at")
-            messages.append(Message(cid, name, mid, rank, sender if isinstance(sender, str) and sender else "unknown",
-                                    created if isinstance(created, str) and created else None, built.text, built.offs,
-                                    span))
+        formats[fmt] = formats.get(fmt, 0) + 1
+        n_read += read
+        n_left_out += left_out
+        n_bad += bad
+        for g in _group_short(turns, cfg.min_message_chars):
+            groups.append((cid, name, g))
     if not usable:
         raise ParseError("; ".join(f"{loc} {why}" for loc, why in problems) or "no conversation in the file")
     if reader.ignored_types:
@@ -348,38 +477,219 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
                        ", ".join(f"{k} ({v})" for k, v in sorted(reader.ignored_types.items())))
     builder = DerivedTextBuilder()
     sections: list[Section] = []
-    for m in messages:
+    n_chunked = n_joined = 0
+    for cid, name, turns in groups:
         first = len(builder.blocks)
-        _add_message_blocks(builder, m)
+        union = (min(t.span[0] for t in turns) - shift, max(t.span[1] for t in turns) - shift)
+        in_order = all(turns[k].span[0] >= turns[k - 1].span[1] for k in range(1, len(turns)))
+        for t in turns:
+            m = Message(cid, name, t.mid, 0, t.sender, t.created, t.built.text,
+                        array("q", (o - shift for o in t.built.offs)) if shift else t.built.offs,
+                        (t.span[0] - shift, t.span[1] - shift))
+            _add_message_blocks(builder, m, None if in_order else union)
         if len(builder.blocks) == first:
             continue
+        n_chunked += len(turns)
+        n_joined += len(turns) - 1 if len(turns) > 1 else 0
+        head, last = turns[0], turns[-1]
+        indexes = [t.pos for t in turns]
+        label = f"message {head.pos} ({head.sender})" + (
+            "".join(f" + {t.pos} ({t.sender})" for t in turns[1:]))
+        extra = {"message_id": head.mid}
+        if len(turns) > 1:
+            extra["message_indexes"] = ", ".join(map(str, indexes))
+            extra["message_ids"] = ", ".join(t.mid for t in turns)
+            extra["senders"] = ", ".join(t.sender for t in turns)
         sections.append(
             Section(
-                anchors=[m.conversation_name, f"message {m.index} ({m.sender})"],
+                anchors=[name, label],
                 level=1,
                 first=first,
                 last=len(builder.blocks),
                 meta={
-                    "source_id": m.conversation_id,
-                    "conversation_id": m.conversation_id,
-                    "message_index": m.index,
-                    "sender": m.sender,
-                    "created_at": m.created_at,
+                    "source_id": cid,
+                    "conversation_id": cid,
+                    "message_index": head.pos,
+                    "sender": last.sender if len(turns) > 1 else head.sender,
+                    "created_at": head.created,
                     "primary_class": "observation",
-                    "extra": {"message_id": m.message_id},
+                    "extra": extra,
                 },
                 standalone=True,
-                key=f"{m.conversation_id}/{m.message_id}",
+                key=f"{cid}/{head.mid}",
             )
         )
     doc = ParsedDocument(doc_id=doc_id, source_path=source_path, source_type="conversation", lang=lang,
                          text=builder.text, blocks=builder.blocks, sections=sections, text_is_raw=False,
-                         skipped=skipped, meta={"conversations": len(convs), "messages": len(messages)})
+                         skipped=skipped,
+                         meta={"conversations": usable, "messages": n_read, "messages_chunked": n_chunked,
+                               "messages_joined": n_joined, "messages_left_out": n_left_out,
+                               "messages_quarantined": n_bad,
+                               "formats": ", ".join(f"{k} ({v})" for k, v in sorted(formats.items()))})
     return doc, problems
 
 
-def _add_message_blocks(builder: DerivedTextBuilder, m: Message) -> None:
-    """Split a message into Markdown blocks and add them with their raw spans (see module docstring, Spans)."""
+def _turns(conv: dict, cid: str, reader: "_MessageReader", cfg: ConversationSourceConfig, raw: str,
+           skipped: list[str], problems: list[tuple[str, str]]) -> tuple[list[_Turn], str | None, int, int, int]:
+    """The kept turns of one conversation in order, its format (None when it has no recognisable messages: a
+    problem is recorded), and the numbers of messages read, left out (role, empty, hidden) and quarantined (not an
+    object, or unusable content): read = kept + left out + quarantined."""
+    where = f"conversation {cid}"
+    if "chat_messages" in conv:
+        fmt, msgs = "claude", conv.get("chat_messages")
+    elif "mapping" in conv:
+        fmt, msgs = "chatgpt", conv.get("mapping")
+    elif "messages" in conv:
+        fmt, msgs = "messages", conv.get("messages")
+    elif isinstance(conv.get("conversations"), list):
+        fmt, msgs = "sharegpt", conv.get("conversations")
+    else:
+        problems.append((where, "has no messages: none of 'chat_messages' (Claude), 'mapping' (ChatGPT), 'messages' "
+                                "or 'conversations' (ShareGPT)"))
+        return [], None, 0, 0, 0
+    bad = 0
+    key = {"claude": "chat_messages", "chatgpt": "mapping", "messages": "messages", "sharegpt": "conversations"}[fmt]
+    if fmt == "chatgpt":
+        if not isinstance(msgs, dict):
+            problems.append((where, f"'mapping' is {value_kind(msgs)}, not an object"))
+            return [], None, 0, 0, 0
+        msgs._current_node = conv.get("current_node")  # type: ignore[attr-defined]
+        entries = [(p, nid, m) for p, nid, m in _chatgpt_nodes(msgs)]
+    else:
+        if not isinstance(msgs, list):
+            problems.append((where, f"'{key}' is {value_kind(msgs)}, not an array"))
+            return [], None, 0, 0, 0
+        valid: list[tuple[int, SpannedDict]] = []
+        for pos, msg in enumerate(msgs):
+            if not isinstance(msg, dict):
+                problems.append((f"{where} message[{pos}]", f"is {value_kind(msg)}, not an object"))
+                bad += 1
+            else:
+                valid.append((pos, msg))
+        ordered = _order(valid, "created_at") if fmt == "claude" else valid
+        entries = [(p, str(m.get("uuid") or m.get("id") or f"msg-{p}"), m) for p, m in ordered]
+    if not entries:
+        skipped.append(f"{where}: no messages")
+    turns: list[_Turn] = []
+    seen_ids: set[str] = set()
+    read, left_out = bad, 0
+    for rank, (pos, mid, msg) in enumerate(entries):
+        if msg is None:
+            continue  # a ChatGPT root node without a message
+        read += 1
+        if not isinstance(msg, dict):
+            problems.append((f"{where} message {mid}", f"is {value_kind(msg)}, not an object"))
+            bad += 1
+            continue
+        if mid in seen_ids:
+            mid = f"{mid}-{pos}"
+        seen_ids.add(mid)
+        sender = _role(msg)
+        if not _kept_role(sender, cfg):
+            left_out += 1
+            skipped.append(f"{where} message {mid}: role {sender!r} left out (sources.conversation.keep_roles)")
+            continue
+        if fmt == "chatgpt":
+            meta = msg.get("metadata")
+            if isinstance(meta, dict) and meta.get("is_visually_hidden_from_conversation"):
+                left_out += 1
+                skipped.append(f"{where} message {mid}: hidden in the conversation")
+                continue
+            built = _chatgpt_text(reader, raw, msg)
+        elif fmt == "claude" and "text" not in msg and "content" not in msg and isinstance(msg.get("text_message"), dict):
+            built = _Text()  # a claude.ai variant: the text under text_message.content
+            if isinstance(msg["text_message"].get("content"), str):
+                built.add(*_literal(raw, msg["text_message"], "content"))
+        elif fmt == "sharegpt" and "value" in msg:
+            built = _Text()
+            if isinstance(msg.get("value"), str):
+                built.add(*_literal(raw, msg, "value"))
+        else:
+            built = reader.read(msg, f"{where} message {mid}")
+        if built is None:
+            bad += 1
+            continue
+        if not built.text.strip():
+            left_out += 1
+            skipped.append(f"{where} message {mid}: empty message")
+            continue
+        span = msg.span if isinstance(msg, SpannedDict) else (0, len(raw))
+        created = msg.get("created_at") or msg.get("create_time") or msg.get("timestamp")
+        turns.append(_Turn(rank, mid, sender, str(created) if isinstance(created, (str, int, float)) and
+                           not isinstance(created, bool) and created != "" else None, built, span))
+    return turns, fmt, read, left_out, bad
+
+
+def _chatgpt_text(reader: "_MessageReader", raw: str, msg: SpannedDict) -> "_Text":
+    """Text of a ChatGPT message: string ``parts`` (and dict parts with ``text``), ``text`` (code fenced with its
+    language), ``thoughts`` only with ``thinking: keep``; image pointers and other parts carry no text."""
+    out = _Text()
+    content = msg.get("content")
+    if not isinstance(content, dict):
+        if isinstance(content, str):
+            out.add(*_literal(raw, msg, "content"))
+        return out
+    ctype = content.get("content_type")
+    at = getattr(content, "span", (0, 0))[0]
+    parts = content.get("parts")
+    if isinstance(parts, list):
+        spans = getattr(parts, "item_spans", None)
+        for i, p in enumerate(parts):
+            if isinstance(p, str) and p.strip():
+                out.sep(at)
+                if spans and raw[spans[i][0]:spans[i][0] + 1] == '"':
+                    out.add(*string_offsets(raw, spans[i][0]))
+                else:
+                    out.add(p, at)
+            elif isinstance(p, dict) and isinstance(p.get("text"), str) and p["text"].strip():
+                out.sep(at)
+                out.add(*_literal(raw, p, "text"))
+    elif ctype == "thoughts":
+        if reader.keep_thinking:
+            for t in content.get("thoughts") or []:
+                if isinstance(t, dict) and isinstance(t.get("content"), str) and t["content"].strip():
+                    out.sep(at)
+                    out.add("[thinking] ", at)
+                    out.add(*_literal(raw, t, "content"))
+    elif isinstance(content.get("text"), str) and content["text"].strip():
+        if ctype == "code":
+            lang = content.get("language")
+            out.add(f"```{lang if isinstance(lang, str) and lang != 'unknown' else ''}\n", at)
+            out.add(*_literal(raw, content, "text"))
+            out.add("\n```", at)
+        else:
+            out.add(*_literal(raw, content, "text"))
+    elif ctype not in (None, "text", "multimodal_text", "reasoning_recap"):
+        reader.ignored_types[f"chatgpt:{ctype}"] = reader.ignored_types.get(f"chatgpt:{ctype}", 0) + 1
+    return out
+
+
+def _group_short(turns: list[_Turn], min_chars: int) -> list[list[_Turn]]:
+    """Sections of a conversation's turns: a human turn under ``min_chars`` characters (stripped) waits for the next
+    turn and opens its section (several short questions in a row all do); a short non-human turn joins the section
+    before it (a short answer stays with its question); a short question at the end is a section of its own. So no
+    message is dropped for its length."""
+    out: list[list[_Turn]] = []
+    pending: list[_Turn] = []
+    for t in turns:
+        short = len(t.built.text.strip()) < min_chars
+        human = t.sender.lower() in HUMAN_ROLES
+        if short and human:
+            pending.append(t)
+            continue
+        if short and not pending and out:
+            out[-1].append(t)
+        else:
+            out.append(pending + [t])
+            pending = []
+    if pending:
+        out.append(pending)
+    return out
+
+
+def _add_message_blocks(builder: DerivedTextBuilder, m: Message, span: tuple[int, int] | None = None) -> None:
+    """Split a message into Markdown blocks and add them with their raw spans (see module docstring, Spans); with
+    ``span``, every block gets that span (the messages of one section are not in file order)."""
     body = normalize_inner(m.text)
     if len(body) != len(m.text):  # CRLF folded or NFC changed the length: offsets no longer line up per character
         offs = None
@@ -401,7 +711,9 @@ def _add_message_blocks(builder: DerivedTextBuilder, m: Message) -> None:
     # spans of added labels may touch or overlap their neighbours
     monotonic = all(spans[k][2] >= spans[k - 1][2] and spans[k][3] >= spans[k - 1][3] for k in range(1, len(spans)))
     for b, e, rs, re_ in spans:
-        if not monotonic:
+        if span is not None:
+            rs, re_ = span
+        elif not monotonic:
             rs, re_ = m.span
         idx = builder.add(b.kind, body[b.start : e], rs, re_, level=b.level, title=b.title, info=b.info)
         if idx is not None and b.header_end > b.start:

@@ -4,9 +4,10 @@ Layout: ``<data_dir>/raw/<source_type>/**/<file>`` where ``source_type`` is one 
 ``document, website, conversation, csv_registry, yaml_instance``. Outside that layout (CLI ``chunk``), the source
 type is inferred from the extension (:data:`EXTENSION_TYPES`).
 
-Every file found is accounted for: ``ok`` (will be parsed), ``skipped`` (empty, unsupported type; with the reason)
-or ``quarantined`` (unreadable, binary, undecodable, too large; with the reason). Licence and manifest files that
-sit beside the data (``LICENSE*``, ``*.NOTE.txt``, ``MANIFEST.json``) are provenance, not input, and are ignored.
+Every file found is accounted for: ``ok`` (will be parsed), ``skipped`` (empty, unsupported type, a licence or
+provenance file beside the data; with the reason) or ``quarantined`` (unreadable, binary, undecodable, too large;
+with the reason). Only version-control, operating-system and editor files and the project's own outputs are
+ignored without a record (:func:`is_ignored`); a ``Sources.md`` or ``manifest.json`` is input like any other file.
 """
 
 from __future__ import annotations
@@ -27,11 +28,18 @@ from heritage_pipeline.core.text import DecodeError, decode_bytes
 EXTENSION_TYPES = {
     ".md": "document", ".markdown": "document", ".txt": "document", ".rst": "document", ".pdf": "document",
     ".html": "website", ".htm": "website", ".xhtml": "website",
-    ".json": "conversation",
+    ".json": "conversation", ".jsonl": "conversation",
     ".csv": "csv_registry", ".tsv": "csv_registry",
     ".yaml": "yaml_instance", ".yml": "yaml_instance",
 }
-IGNORED_GLOBS = ("license*", "licence*", "copying*", "*.note.txt", "manifest.json", ".*", "sources.md")
+# Ignored without a record (not input by any reading): version control, OS and editor files, the project's outputs.
+IGNORED_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".idea", ".vscode", ".ipynb_checkpoints",
+                          "__pycache__", ".dagster_home", ".venv"})
+IGNORED_GLOBS = (".ds_store", "._*", "thumbs.db", "ehthumbs.db", "desktop.ini", ".directory", ".gitignore",
+                 ".gitattributes", ".gitmodules", ".gitkeep", ".keep", ".hgignore", "*~", "*.swp", "*.swo", "*.swx",
+                 ".#*", "#*#", "*.quarantine.jsonl", "*.dedup_log.parquet", "*.tmp")
+# Skipped with a reason (still listed in the summary): licence texts and licence notes that sit beside the data.
+PROVENANCE_GLOBS = ("license", "license.*", "licence", "licence.*", "copying", "copying.*", "*.note.txt")
 MAX_FILE_BYTES = 200 * 1024 * 1024
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
@@ -70,8 +78,18 @@ def table_to_sources(table: pa.Table) -> list[RawSource]:
 
 
 def is_ignored(name: str) -> bool:
+    """A version-control, OS or editor file or folder, or an output of this project (see :data:`IGNORED_GLOBS`,
+    :data:`IGNORED_DIRS`); such files are not input and get no record. Compared case-insensitively."""
     low = name.lower()
-    return any(fnmatch.fnmatch(low, g) for g in IGNORED_GLOBS)
+    return low in IGNORED_DIRS or any(fnmatch.fnmatch(low, g) for g in IGNORED_GLOBS)
+
+
+def provenance_reason(name: str) -> str | None:
+    """Why a file is skipped as provenance (a licence text or note beside the data), or None."""
+    low = name.lower()
+    if any(fnmatch.fnmatch(low, g) for g in PROVENANCE_GLOBS):
+        return "licence or provenance file beside the data, not input"
+    return None
 
 
 def infer_source_type(path: str | Path) -> str | None:
@@ -90,18 +108,30 @@ def discover(data_dir: str | Path, *, lang_cache: dict[str, str] | None = None) 
     if not raw.is_dir():
         raise FileNotFoundError(f"{raw}: no raw input folder (expected {raw}/<source_type>/...)")
     out: list[RawSource] = []
-    for st_dir in sorted(p for p in raw.iterdir() if p.is_dir()):
-        if st_dir.name not in SOURCE_TYPES:
-            for f in sorted(st_dir.rglob("*")):
-                if f.is_file() and not is_ignored(f.name):
-                    out.append(RawSource(f.relative_to(root).as_posix(), str(f), "document", status="skipped",
-                                         reason=f"folder raw/{st_dir.name} is not a source type ({', '.join(SOURCE_TYPES)})"))
+    for entry in sorted(raw.iterdir()):
+        if is_ignored(entry.name):
             continue
-        for f in sorted(st_dir.rglob("*")):
-            if f.is_file() and not any(is_ignored(part) for part in f.relative_to(st_dir).parts):
-                out.append(load_source(f, source_type=st_dir.name, rel_path=f.relative_to(root).as_posix(),
-                                       lang_cache=lang_cache))
+        if entry.is_file():
+            out.append(RawSource(entry.relative_to(root).as_posix(), str(entry), "document", status="skipped",
+                                 reason=f"directly under raw/: put it in raw/<source_type>/ ({', '.join(SOURCE_TYPES)})"))
+            continue
+        if entry.name not in SOURCE_TYPES:
+            for f in iter_files(entry):
+                out.append(RawSource(f.relative_to(root).as_posix(), str(f), "document", status="skipped",
+                                     reason=f"folder raw/{entry.name} is not a source type ({', '.join(SOURCE_TYPES)})"))
+            continue
+        for f in iter_files(entry):
+            out.append(load_source(f, source_type=entry.name, rel_path=f.relative_to(root).as_posix(),
+                                   lang_cache=lang_cache))
     return sorted(out, key=lambda s: s.path)
+
+
+def iter_files(folder: str | Path) -> list[Path]:
+    """Every file under ``folder`` (recursively, sorted) except the ignored ones (:func:`is_ignored` on any part of
+    the path below ``folder``). Symbolic links to files count as files."""
+    base = Path(folder)
+    return [f for f in sorted(base.rglob("*"))
+            if f.is_file() and not any(is_ignored(part) for part in f.relative_to(base).parts)]
 
 
 def load_source(path: str | Path, *, source_type: str | None = None, rel_path: str | None = None,
@@ -113,6 +143,8 @@ def load_source(path: str | Path, *, source_type: str | None = None, rel_path: s
     """
     p = Path(path)
     shown = rel_path or str(path)
+    if (why := provenance_reason(p.name)) is not None:
+        return RawSource(shown, str(p), source_type or infer_source_type(p) or "document", status="skipped", reason=why)
     st = source_type or infer_source_type(p)
     if st is None:
         return RawSource(shown, str(p), "document", status="skipped",

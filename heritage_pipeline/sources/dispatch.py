@@ -23,7 +23,7 @@ from .linkml import parse_instances
 from .markdown import parse_markdown
 from heritage_pipeline.core.models import QuarantineRecord
 from .registry import parse_registry
-from heritage_pipeline.core.structure import Block, ParsedDocument, ParseError, Section
+from heritage_pipeline.core.structure import Block, NotInputData, ParsedDocument, ParseError, Section
 from .website import parse_website
 
 
@@ -77,9 +77,12 @@ def parse_source(src: RawSource, config: ChunkingConfig) -> ParseOutcome:
         elif src.source_type == "csv_registry":
             doc, problems = parse_registry(src.text, doc_id=doc_id, source_path=src.path, lang=src.lang)
         elif src.source_type == "yaml_instance":
-            doc, problems = parse_instances(src.text, doc_id=doc_id, source_path=src.path, lang=src.lang)
+            doc, problems = parse_instances(src.text, doc_id=doc_id, source_path=src.path, lang=src.lang,
+                                            abs_path=src.abs_path)
         else:
             raise ParseError(f"unknown source type {src.source_type!r}")
+    except NotInputData as exc:  # readable, deliberately not input (e.g. a LinkML schema): skipped, with the reason
+        return ParseOutcome(None, [], [f"{src.path}: {exc}"])
     except ParseError as exc:
         return ParseOutcome(None, [QuarantineRecord(path=src.path, reason=str(exc), stage="parse", source_type=src.source_type)])
     except Exception as exc:  # a parser library failing on hostile input must not stop the run

@@ -568,9 +568,31 @@ def build_sections(blocks: list[Block], max_level: int) -> list[Section]:
 
 def parse_markdown(text: str, *, doc_id: str, source_path: str, lang: str = "und", max_level: int = 3,
                    source_type: str = "document") -> ParsedDocument:
-    """Parse decoded Markdown (or plain text) into a :class:`ParsedDocument` whose spans index ``text`` directly."""
+    """Parse decoded Markdown (or plain text) into a :class:`ParsedDocument` whose spans index ``text`` directly.
+
+    YAML front matter belongs to no chunk (SPEC §3, text contract): its block is in no section, so the first chunk
+    starts after it; its ``title`` becomes the root anchor of every section (not repeated when the document's first
+    heading says the same) and ``meta["title"]``; the other front-matter keys are kept in ``meta["front_matter"]``.
+    """
     blocks = scan_blocks(text)
+    sections = build_sections(blocks, max_level)
+    front = front_matter(text, blocks)
+    fm_title = front.get("title") if isinstance(front.get("title"), str) and front["title"].strip() else ""
+    if blocks and blocks[0].kind == "front_matter" and sections:
+        sections[0].first = max(sections[0].first, 1)
+        if sections[0].first >= sections[0].last:
+            sections.pop(0)
     title = next((b.title for b in blocks if b.kind == "heading" and b.title), "")
+    if fm_title:
+        root = clean_heading(fm_title)
+        for sec in sections:
+            if not sec.anchors or not _same_title(sec.anchors[0], root):
+                sec.anchors = [root] + list(sec.anchors)
+        title = root
+    meta: dict = {"title": title}
+    if front:
+        meta["front_matter"] = {str(k): (v if isinstance(v, (str, int, float, bool, list, dict)) or v is None else str(v))
+                                for k, v in front.items()}
     return ParsedDocument(
         doc_id=doc_id,
         source_path=source_path,
@@ -578,7 +600,32 @@ def parse_markdown(text: str, *, doc_id: str, source_path: str, lang: str = "und
         lang=lang,
         text=text,
         blocks=blocks,
-        sections=build_sections(blocks, max_level),
+        sections=sections,
         text_is_raw=True,
-        meta={"title": title},
+        meta=meta,
     )
+
+
+def front_matter(text: str, blocks: list[Block]) -> dict:
+    """The YAML front matter of a scanned document as a mapping (``{}`` when there is none, or when it is not a
+    YAML mapping: it is still left out of every chunk). Dates and other YAML types are kept as YAML reads them."""
+    if not blocks or blocks[0].kind != "front_matter":
+        return {}
+    import yaml
+
+    body = text[blocks[0].start : blocks[0].end].strip().lstrip("\ufeff")
+    lines = body.splitlines()[1:]  # without the opening "---" (and the closing fence below)
+    if lines and lines[-1].strip() in ("---", "..."):
+        lines = lines[:-1]
+    try:
+        data = yaml.safe_load("\n".join(lines))
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _same_title(a: str, b: str) -> bool:
+    """Two headings say the same when they agree without inline emphasis markers, case and spacing."""
+    def norm(x: str) -> str:
+        return " ".join(re.sub(r"[_*`]", "", x).casefold().split())
+    return norm(a) == norm(b)

@@ -211,7 +211,9 @@ def test_chunk_command_on_real_files_of_every_type(tmp_path, bundled_data, capsy
     assert "invalid YAML" in reasons["bad.yaml"]
     assert "conversations-multiple-errors.json" in reasons
     assert "empty.md" not in reasons  # an empty file is skipped, not an error
-    assert "skipped" in capsys.readouterr().err
+    printed = capsys.readouterr().out  # the grouped input summary (heritage_pipeline.sources.accounting)
+    assert f"inputs: {len(files) + 3} files = " in printed
+    assert "skipped files (1):\n  1 × empty file (no text) (e.g. " in printed
 
 
 def test_chunk_command_usage_and_config_errors(tmp_path):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from heritage_pipeline.core.config import ChunkingConfig
-from heritage_pipeline.enrich.quality import (assess_quality, composite_score, coverage_norm, drop_low_quality,
-    is_boilerplate, readability)
+from heritage_pipeline.enrich.quality import (assess_quality, composite_score, coverage_norm, degenerate_reason,
+    drop_low_quality, is_boilerplate, readability)
 
 from heritage_pipeline_tests._chunks import make_chunk
 
@@ -82,3 +82,43 @@ def test_dropping_is_opt_in():
     on = ChunkingConfig.model_validate({"quality": {"drop_low_quality": True, "drop_reasons": ["boilerplate", "length"]}})
     kept, dropped = drop_low_quality(cs, on)
     assert kept == [] and [why for _, why in dropped][0] == "boilerplate" and "length" in dropped[1][1]
+
+
+ONE_CHAR_PER_LINE = "\n".join("Het Rijksmuseum in Amsterdam bewaart schilderijen"[i % 49] for i in range(600))
+
+
+@pytest.mark.parametrize("text, reason", [
+    (ONE_CHAR_PER_LINE, "one character per line"),
+    ("Eat a banana!" * 400, "one phrase repeated"),
+    ("Eat a banana! " * 400, "one phrase repeated"),
+    ("\ufffd\ufffd\ufffd\x07\x08 kapotte tekst " * 20, "extraction garbage (replacement or control characters)"),
+    ("$%^&*()!@#~|<>{}[]" * 40, "no words (mostly symbols)"),
+])
+def test_degenerate_text_is_flagged_with_a_reason_and_scores_below_real_text(text, reason):
+    """Regression: a one-character-per-line file gave 33 chunks with quality scores above real text."""
+    real = make_chunk(0, "Het Rijksmuseum in Amsterdam is het nationale museum van Nederland voor kunst en "
+                         "geschiedenis. De collectie omvat schilderijen uit de Gouden Eeuw.", lang="nl", len_tokens=40)
+    bad = make_chunk(1, text, lang="nl", len_tokens=400)
+    assess_quality([real, bad], ChunkingConfig())
+    assert degenerate_reason(text) == reason
+    assert bad.quality.degenerate and bad.quality.degenerate_reason == reason and not real.quality.degenerate
+    assert bad.quality.score < real.quality.score
+
+
+@pytest.mark.parametrize("text", [
+    "```python\ndef f(x):\n    return {k: v for k, v in x.items() if v}\n```",
+    "| ISIL | Plaats |\n|---|---|\n| NL-0100030000 | Den Haag |\n| NL-AsdRM | Amsterdam |",
+    "Name: Rijksmuseum\nType: Museum\nISIL: NL-AsdRM\nWikidata: Q190804",
+    "国立国会図書館は日本の国立図書館です。東京都千代田区にあります。",
+    "1\n2\n3",  # too few lines to call it one character per line
+])
+def test_real_text_is_not_degenerate(text):
+    assert degenerate_reason(text) is None
+
+
+def test_degenerate_chunks_can_be_dropped_by_config():
+    cs = [make_chunk(0, ONE_CHAR_PER_LINE), make_chunk(1, "A real paragraph about archives and libraries.", len_tokens=20)]
+    assess_quality(cs, ChunkingConfig())
+    on = ChunkingConfig.model_validate({"quality": {"drop_low_quality": True, "drop_reasons": ["degenerate"]}})
+    kept, dropped = drop_low_quality(cs, on)
+    assert kept == [cs[1]] and dropped[0][1] == "degenerate text: one character per line"

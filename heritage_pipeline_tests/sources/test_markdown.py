@@ -4,6 +4,7 @@ on generated and real documents, and the cases users report breaking in other sp
 from __future__ import annotations
 
 import bisect
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -257,3 +258,40 @@ def test_close_line_patterns_equal_the_multiline_forms(body, char, k):
     assert (a is None) == (b is None)
     if a:
         assert (a.start(), a.end()) == (b.start() + 1, b.end())
+
+
+# ------------------------------------------------------------------------------------------- YAML front matter
+_FM_DOCS = Path(__file__).parents[2] / "data" / "eval" / "sources" / "document"
+FRONT_MATTER_FILES = {  # file -> front-matter title (real Jekyll / Carpentries pages, data/SOURCES.md)
+    "rockarch.org/collections/access-and-request-materials/index.md": "Access & Request Materials",
+    "programminghistorian__jekyll/en/about.md": "About the Programming Historian",
+    "programminghistorian__jekyll/fr/apropos.md": "Présentation du Programming Historian en français",
+    "LibraryCarpentry__lc-open-refine/_episodes/01-introduction.md": "Getting started with OpenRefine",
+}
+
+
+@pytest.mark.parametrize("rel", sorted(FRONT_MATTER_FILES))
+def test_front_matter_belongs_to_no_chunk_and_its_title_is_the_root_anchor(rel):
+    """Regression: Jekyll front matter (layout: ... title: ...) became a chunk of its own in every file."""
+    from heritage_pipeline.core.config import load_chunking_config
+    from heritage_pipeline.stages import chunk_documents
+
+    raw = (_FM_DOCS / rel).read_text(encoding="utf-8")
+    doc = parse_markdown(raw, doc_id=rel, source_path=rel)
+    assert doc.blocks[0].kind == "front_matter"
+    fm_end = doc.blocks[0].end
+    chunks = chunk_documents([doc], load_chunking_config())
+    assert chunks and min(c.spans.char_start for c in chunks) >= fm_end
+    assert not any(c.text.startswith("---") or "\nlayout:" in c.text or c.text.startswith("title:") for c in chunks)
+    title = FRONT_MATTER_FILES[rel]
+    assert doc.meta["title"] == title and "title" in doc.meta["front_matter"]
+    for c in chunks:
+        assert c.meta.anchors[0].replace("_", "") == title
+    assert all(anchors.count(anchors[0]) == 1 for anchors in (c.meta.anchors for c in chunks))  # not repeated
+
+
+def test_front_matter_without_title_and_a_document_of_only_front_matter():
+    doc = parse_markdown("---\nlayout: page\n---\nJust a paragraph.\n", doc_id="a", source_path="a")
+    assert [(s.first, s.anchors) for s in doc.sections] == [(1, [])] and doc.meta["front_matter"] == {"layout": "page"}
+    doc = parse_markdown("---\ntitle: Empty\n---\n", doc_id="b", source_path="b")
+    assert doc.sections == []
