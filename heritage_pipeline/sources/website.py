@@ -31,7 +31,8 @@ from typing import Any
 
 import regex
 
-from .html import HtmlItem, HtmlPage, _Aligner, parse_html
+from .html import parse_html
+from .main_content import removal_summary, select_main_content
 from heritage_pipeline.core.structure import ParsedDocument
 
 MIN_COVERED_SHARE = 0.5
@@ -135,107 +136,6 @@ SECTION_PRIMARY_CLASS = {"about": "custodian", "contact": "custodian", "visit": 
                          "other": "context"}
 
 
-def _tokens(s: str) -> list[str]:
-    return [t.lower() for t in _TOKEN.findall(s)]
-
-
-def main_content_filter(raw: str, page: HtmlPage) -> tuple[list[bool], dict[str, Any]]:
-    """Which docling items of a page are main content (see module docstring). Returns (flags, info for meta)."""
-    import trafilatura
-
-    items = page.items
-    result = trafilatura.bare_extraction(raw, favor_recall=True, include_tables=True, include_comments=False,
-                                         with_metadata=True)
-    main_text = (getattr(result, "text", None) or "") if result is not None else ""
-    meta_title = (getattr(result, "title", None) or "") if result is not None else ""
-    main_tokens = _tokens(main_text)
-    if not main_tokens:
-        flags = _drop_repeated(items, [True] * len(items))
-        return flags, {"main_content": "docling (trafilatura found no main content)", "dropped_items": flags.count(False)}
-    covered = _main_regions(page.aligner.stream, main_text)
-    trigrams = {tuple(main_tokens[i : i + 3]) for i in range(len(main_tokens) - 2)}
-    lines = {" ".join(_tokens(line)) for line in main_text.splitlines()}
-    joined = " " + " ".join(main_tokens) + " "
-    title_joined = " " + " ".join(_tokens(meta_title)) + " "
-    flags = []
-    for it in items:
-        toks = _tokens(it.plain)
-        if not toks:
-            flags.append(False)
-        elif it.is_title:
-            seq = " " + " ".join(toks) + " "
-            flags.append(seq in title_joined or seq in joined)
-        elif it.stream is not None:
-            a, b = it.stream
-            flags.append(_covered_share(covered, a, b) >= MIN_COVERED_SHARE)
-        elif len(toks) < 4:  # not aligned to the page: fall back to the words of trafilatura's text
-            flags.append(" ".join(toks) in lines or (it.kind == "heading" and f" {' '.join(toks)} " in joined))
-        else:
-            grams = [tuple(toks[i : i + 3]) for i in range(len(toks) - 2)]
-            flags.append(sum(g in trigrams for g in grams) >= MIN_TRIGRAM_SHARE * len(grams))
-    flags = _drop_repeated(items, flags)
-    return flags, {"main_content": "trafilatura", "dropped_items": flags.count(False)}
-
-
-def _main_regions(stream: str, main_text: str) -> list[tuple[int, int]]:
-    """``[start, end)`` ranges of the page's whitespace-free visible text that trafilatura's text comes from.
-
-    trafilatura's text is cut into runs of :data:`REGION_WORDS` words (its lines can join several elements of the
-    page, and its tables are drawn with ``|``), each searched from a moving cursor (trafilatura keeps document
-    order); a run not found after the cursor is searched from the start of the page; a run of fewer than 12
-    characters only just ahead of the cursor.
-    """
-    regions = []
-    cursor = 0
-    for line in main_text.splitlines():
-        for piece in _TABLE_BAR.split(line):
-            words = piece.split()
-            for i in range(0, len(words), REGION_WORDS):
-                needle = _Aligner.key(" ".join(words[i : i + REGION_WORDS]))
-                if not needle:
-                    continue
-                short = len(needle) < 12
-                pos = stream.find(needle, cursor, cursor + 2000 + len(needle) if short else len(stream))
-                if pos < 0 and not short:
-                    pos = stream.find(needle)
-                    if pos >= 0:
-                        regions.append((pos, pos + len(needle)))
-                    continue
-                if pos >= 0:
-                    regions.append((pos, pos + len(needle)))
-                    cursor = pos + len(needle)
-    regions.sort()
-    merged: list[tuple[int, int]] = []
-    for a, b in regions:
-        if merged and a <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
-        else:
-            merged.append((a, b))
-    return merged
-
-
-def _covered_share(regions: list[tuple[int, int]], a: int, b: int) -> float:
-    """Share of ``[a, b)`` covered by the sorted, disjoint ``regions``."""
-    if b <= a:
-        return 0.0
-    i = bisect.bisect_right(regions, (a, float("inf"))) - 1
-    i = max(i, 0)
-    covered = 0
-    while i < len(regions) and regions[i][0] < b:
-        lo, hi = max(a, regions[i][0]), min(b, regions[i][1])
-        covered += max(0, hi - lo)
-        i += 1
-    return covered / (b - a)
-
-
-def _drop_repeated(items: list[HtmlItem], flags: list[bool]) -> list[bool]:
-    """Drop short texts that occur :data:`REPEATED_MIN_COUNT` or more times on the page (repeated boilerplate)."""
-    keys = [" ".join(_tokens(it.plain)) for it in items]
-    counts = Counter(k for k in keys if k and len(k.split()) <= REPEATED_MAX_WORDS)
-    return [f and not (counts.get(k, 0) >= REPEATED_MIN_COUNT and it.kind != "heading")
-            for f, k, it in zip(flags, keys, items)]
-
-
 def parse_website(raw: str, *, doc_id: str, source_path: str, lang: str, max_level: int = 3,
                   main_content: str = "trafilatura") -> ParsedDocument:
     """Parse a saved web page: docling structure, main content only, every section classified.
@@ -245,11 +145,11 @@ def parse_website(raw: str, *, doc_id: str, source_path: str, lang: str, max_lev
     ``primary_class`` on top of what :func:`heritage_pipeline.sources.html.parse_html` sets (``xpath``, ``html_tag``,
     ``has_images``; ``source_url`` on every chunk). Raises what docling raises (the caller quarantines the file).
     """
-    keep = main_content_filter if main_content == "trafilatura" else None
     doc = parse_html(raw, doc_id=doc_id, source_path=source_path, lang=lang, source_type="website",
-                     max_level=max_level, keep=keep)
-    if keep is None:
-        doc.meta["main_content"] = "docling"
+                     max_level=max_level, keep=lambda r, page: select_main_content(r, page, main_content))
+    doc.meta["removed_summary"] = removal_summary(doc.meta)
+    if not doc.blocks:
+        doc.skipped.append(f"no main content ({doc.meta['removed_summary']})")
     for sec in doc.sections:
         body = doc.text[doc.blocks[sec.first].start : doc.blocks[sec.last - 1].content_end]
         sec.meta["section_type"] = classify_section(sec.anchors, body)
