@@ -1,6 +1,8 @@
 """Evaluations of the heritage source adapters: website main content and heritage entity mentions.
 
-Run ``python -m heritage_pipeline_eval.sources web [--data DIR] [--out DIR]`` and
+Run ``python -m heritage_pipeline_eval.sources web [--data DIR] [--out DIR]``,
+``python -m heritage_pipeline_eval.sources sections [--data DIR] [--out DIR]`` (section types on labelled real
+pages, see :mod:`heritage_pipeline_eval.sections`) and
 ``python -m heritage_pipeline_eval.sources entities [--gold FILE] [--out DIR]``. Both print a Markdown report
 and write it (plus JSON) to ``--out`` when given.
 
@@ -348,6 +350,11 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--data", default=str(DEFAULT_WEB_DATA), help="boilerplate_pairs folder")
     w.add_argument("--extractors", default=",".join(EXTRACTORS), help="comma-separated: " + ",".join(EXTRACTORS))
     w.add_argument("--out", help="folder for web_eval.md / web_eval.json")
+    s = sub.add_parser("sections", help="section_type accuracy and confusion matrix on the labelled real pages")
+    s.add_argument("--data", default=None, help="labelled set folder (default data/eval/sections)")
+    s.add_argument("--min-confidence", type=float, default=None,
+                   help="below it a section is `other` (default: sources.website.section_min_confidence)")
+    s.add_argument("--out", help="folder for sections_eval.md / sections_eval.json")
     e = sub.add_parser("entities", help="heritage mention precision/recall on the hand-labelled set")
     e.add_argument("--gold", default=str(DEFAULT_ENTITY_GOLD), help="gold JSONL (default: the development set; "
                    "data/eval/entities/test.jsonl is the held-out set)")
@@ -360,6 +367,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "web":
         result = evaluate_web(args.data, [x for x in args.extractors.split(",") if x])
         report, stem = web_report(result), "web_eval"
+    elif args.what == "sections":
+        from .sections import DEFAULT_SECTIONS, evaluate_sections, sections_report
+
+        result = evaluate_sections(args.data or DEFAULT_SECTIONS, args.min_confidence)
+        report, stem = sections_report(result), "sections_eval"
     else:
         from heritage_pipeline.enrich.gazetteer import default_gazetteer
 

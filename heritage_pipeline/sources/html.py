@@ -44,7 +44,7 @@ from io import BytesIO
 from typing import Any, Callable
 
 from .markdown import build_sections
-from heritage_pipeline.core.structure import DerivedTextBuilder, ParsedDocument
+from heritage_pipeline.core.structure import DerivedTextBuilder, ParsedDocument, Section
 
 _SKIP_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "title", "math", "iframe", "object"})
 _HEAD_TAGS = frozenset({"title", "meta", "link", "script", "style", "base", "noscript", "template"})
@@ -652,7 +652,7 @@ def _is_layout_table(table, doc) -> bool:
 
 def parse_html(raw: str, *, doc_id: str, source_path: str, lang: str, source_type: str = "document",
                max_level: int = 3, keep: Callable[[str, "HtmlPage"], tuple[list[bool], dict[str, Any]]] | None = None,
-               name: str | None = None) -> ParsedDocument:
+               name: str | None = None, records: list[dict[str, Any]] | None = None) -> ParsedDocument:
     """Parse HTML into a derived-text :class:`ParsedDocument` (headings as ``#`` lines, tables as Markdown).
 
     ``keep(raw, page) -> (flags, info)`` selects the items of ``page.items`` to keep (main content; ``info`` goes
@@ -662,7 +662,10 @@ def parse_html(raw: str, *, doc_id: str, source_path: str, lang: str, source_typ
     Every section gets ``meta`` ``xpath`` and ``html_tag`` (its own element when its blocks have one that holds no
     other section's blocks, else the element of its first block), ``has_images`` (an image tag inside the section's
     raw region) and, through ``doc.meta["chunk_meta"]``, every chunk gets ``source_url`` (``<link rel=canonical>``,
-    else ``og:url``, else ``source_path``). Raises whatever docling raises (the caller quarantines the file).
+    else ``og:url``, else ``source_path``). ``records`` (``text``, ``raw_start``, ``raw_end``, ``anchors``, ``key``,
+    ``meta``) become blocks of kind ``record`` after the page's own blocks, each a standalone section (one chunk) of
+    its own (the structured data of :mod:`heritage_pipeline.sources.structured`). Raises whatever docling raises (the
+    caller quarantines the file).
     """
     page = extract_items(raw, name or source_path.rsplit("/", 1)[-1])
     if keep is not None:
@@ -679,6 +682,13 @@ def parse_html(raw: str, *, doc_id: str, source_path: str, lang: str, source_typ
         if bi is not None:
             el = page.aligner.map.lca(it.first_el, it.last_el) if it.first_el >= 0 and it.last_el >= 0 else it.first_el
             block_elems.append(el)
+    n_page_blocks = len(builder.blocks)
+    record_sections = []
+    for rec in records or ():
+        bi = builder.add("record", rec["text"], rec["raw_start"], rec["raw_end"])
+        if bi is not None:
+            record_sections.append(Section(anchors=list(rec["anchors"]), level=1, first=bi, last=bi + 1,
+                                           meta=dict(rec["meta"]), standalone=True, key=rec["key"]))
     text = builder.text
     for b in builder.blocks:  # the fence line / table header rows, repeated as context when a block is split
         if b.kind == "code":
@@ -687,8 +697,9 @@ def parse_html(raw: str, *, doc_id: str, source_path: str, lang: str, source_typ
             first_nl = text.find("\n", b.start)
             second_nl = text.find("\n", first_nl + 1) if first_nl >= 0 else -1
             b.header_end = second_nl + 1 if 0 <= second_nl < b.content_end else 0
-    sections = build_sections(builder.blocks, max_level)
+    sections = build_sections(builder.blocks[:n_page_blocks], max_level)
     _section_elements(page, builder.blocks, block_elems, sections)
+    sections += record_sections
     title = next((b.title for b in builder.blocks if b.kind == "heading"), "")
     meta = {"title": title, "unaligned_items": page.meta["unaligned_items"], "items": len(page.items),
             "kept_items": sum(flags), "layout_tables": page.meta["layout_tables"], "html_lang": page.html_lang,
