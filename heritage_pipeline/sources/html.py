@@ -66,7 +66,8 @@ SHORT_NEEDLE = 24  # characters (whitespace removed): shorter item texts are sea
 # Page furniture by HTML semantics: <nav> and <aside> anywhere; <header>/<footer> when they belong to the page (their
 # nearest sectioning ancestor is <body>; inside <article>/<section>/<main> they are that content's own header or
 # footer, HTML Living Standard 4.3.8/4.3.9); the ARIA landmark roles of the same regions (WAI-ARIA 1.2 landmarks);
-# cookie/consent banners, which have no element of their own, by the id/class words the consent tools write; the
+# cookie/consent banners, which have no element of their own, by the id/class words the consent tools write (not
+# "cmp": Adobe AEM prefixes every component class with cmp-); the
 # labels and captions of form controls (a <form> itself is not: ASP.NET pages wrap the whole body in one).
 _FURNITURE_TAGS = {"nav": "navigation", "aside": "sidebar", "button": "form controls", "select": "form controls",
                    "textarea": "form controls", "label": "form controls", "legend": "form controls"}
@@ -74,7 +75,9 @@ _PAGE_SCOPED = {"header": "page header", "footer": "page footer"}
 _SECTIONING = frozenset({"article", "section", "main", "aside", "nav"})
 _FURNITURE_ROLES = {"navigation": "navigation", "banner": "page header", "contentinfo": "page footer",
                     "complementary": "sidebar", "search": "navigation"}
-_COOKIE_WORDS = re.compile(r"(?:^|[\s_-])(?:cookie\w*|consent\w*|gdpr|cmp|onetrust|cookiebot|cc-window|cc-banner|"
+# a consent state written on the page's own containers (<body class="cookies-accepted">) does not make them banners
+_NEVER_BANNER = frozenset({"body", "main", "article", "html"})
+_COOKIE_WORDS = re.compile(r"(?:^|[\s_-])(?:cookie\w*|consent\w*|gdpr|onetrust|cookiebot|cc-window|cc-banner|"
                            r"tarteaucitron\w*|didomi\w*|klaro)(?:$|[\s_-])", re.I)
 
 
@@ -233,7 +236,8 @@ class _PositionMap(HTMLParser):
                 node = self.parents[node]
             if node <= 0 or self.tags[node] == "body":
                 reason = _PAGE_SCOPED[tag]
-        if reason is None and _COOKIE_WORDS.search(" ".join((a.get("id", ""), a.get("class", ""), a.get("aria-label", "")))):
+        if (reason is None and tag not in _NEVER_BANNER
+                and _COOKIE_WORDS.search(" ".join((a.get("id", ""), a.get("class", ""), a.get("aria-label", ""))))):
             reason = "cookie banner"
         if reason is not None:
             self.furniture[el] = reason

@@ -94,3 +94,22 @@ def test_removed_characters_are_counted_per_reason():
     assert m["removed_summary"].startswith(f"kept {m['kept_chars']:,} of {m['visible_chars']:,} visible characters")
     for reason, chars in m["removed_chars"].items():
         assert f"{reason} {chars:,}" in m["removed_summary"]
+
+
+def test_parsed_sections_asset_metadata_lists_removed_content_per_page():
+    from heritage_pipeline.defs.assets import _removed_content_metadata
+    from heritage_pipeline.sources.dispatch import docs_to_table
+
+    docs = [_page("lead_paragraph.html"), _page("article_sibling.html")]
+    meta = _removed_content_metadata(docs_to_table(docs))
+    table = meta["website_main_content"].value
+    assert "lead_paragraph.html" in table and docs[0].meta["removed_summary"] in table
+    totals = meta["website_removed_chars"].value
+    assert totals["cookie banner"] == docs[0].meta["removed_chars"]["cookie banner"]
+    assert totals["navigation"] == sum(d.meta["removed_chars"].get("navigation", 0) for d in docs)
+
+
+def test_consent_state_on_the_body_is_not_a_banner():
+    raw = (LAYOUTS / "lead_paragraph.html").read_text(encoding="utf-8").replace("<body>", '<body class="cookies-accepted">')
+    doc = parse_website(raw, doc_id="b", source_path="b.html", lang="en", main_content="docling")
+    assert doc.text.startswith("The Harbour Records Office") and "Reading room" in doc.text
