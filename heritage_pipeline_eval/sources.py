@@ -129,9 +129,12 @@ def _extract_docling(raw: str, name: str) -> str:
 
 
 def _extract_ours(raw: str, name: str) -> str:
+    """The page text the website parser keeps; its schema.org record chunks (``record`` blocks, built from markup,
+    not from page text, e.g. a news site's publisher ``Organization``) are left out: this evaluates main content."""
     from heritage_pipeline.sources.website import parse_website
 
-    return parse_website(raw, doc_id=name, source_path=name, lang="und").text
+    doc = parse_website(raw, doc_id=name, source_path=name, lang="und")
+    return "".join(doc.text[b.start : b.end] for b in doc.blocks if b.kind != "record")
 
 
 def _extract_trafilatura(raw: str, name: str) -> str:

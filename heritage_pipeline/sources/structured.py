@@ -7,7 +7,7 @@ standard library's ``HTMLParser``) records the raw ``[start, end)`` of every ``<
 element and of every top-level ``itemscope`` / ``typeof`` element (one not inside another of its kind, which is
 what extruct returns as top-level items, in document order):
 
-* JSON-LD: each script is parsed on its own, so one broken script is reported (``problems``) and the others are
+* JSON-LD: each script is parsed on its own (a ``<![CDATA[ ... ]]>`` wrapper removed first), so one broken script is reported (``problems``) and the others are
   kept (``extruct.extract`` drops the whole syntax on the first error); its span is the whole ``<script>`` element.
 * microdata: the n-th top-level item is the n-th top-level ``itemscope`` element.
 * RDFa: pyRdfa returns a flat graph; the nodes no other node refers to are the records, nested nodes are inlined
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
 
+_CDATA = re.compile(r"^\s*(?://\s*)?<!\[CDATA\[|(?://\s*)?\]\]>\s*$")
 _LD_JSON = re.compile(r"^\s*application/ld\+json\s*$", re.I)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -362,7 +363,7 @@ def extract_structured(raw: str) -> tuple[list[StructuredRecord], list[tuple[str
     counts = {"json-ld": 0, "microdata": 0, "rdfa": 0, "records": 0, "other_types": 0}
     jsonld = JsonLdExtractor()
     for n, (start, end, c_start, c_end, xpath) in enumerate(spans.scripts, 1):
-        body = raw[c_start:c_end]
+        body = _CDATA.sub("", raw[c_start:c_end])  # <![CDATA[ ... ]]> wrappers (Guardian, Folha pages)
         if not body.strip():
             continue
         try:

@@ -89,6 +89,13 @@ def test_graph_members_and_non_record_types():
     assert record_lines({"@type": "Event", "name": "", "startDate": "2025-01-01"}) == ["type: Event", "start_date: 2025-01-01"]
 
 
+def test_jsonld_in_a_cdata_wrapper():
+    raw = ('<html><head><script type="application/ld+json">\n  <![CDATA[\n  {"@context": "https://schema.org", '
+           '"@type": "Organization", "name": "The Daily Archive"}\n  ]]>\n</script></head><body><p>x</p></body></html>')
+    records, problems, _ = extract_structured(raw)
+    assert problems == [] and [r.lines for r in records] == [["type: Organization", "name: The Daily Archive"]]
+
+
 def test_structured_data_can_be_switched_off():
     cfg = load_chunking_config(**{"sources.website.structured_data": False})
     out = parse_source(load_source(FIX / "structured" / "jsonld_museum.html", source_type="website"), cfg)
