@@ -15,7 +15,7 @@ from __future__ import annotations
 import html as htmllib
 import json
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 

@@ -29,7 +29,7 @@ repeated boilerplate. A page where nothing is left is skipped with the reason ``
 Every removed item is counted with its reason, in visible characters (code points, whitespace excluded, so the count
 does not depend on the page's indentation): ``removed_chars`` (reason -> characters), ``removed_items`` (reason ->
 items), plus ``visible_chars`` and ``kept_chars`` for the page and ``not_extracted_chars`` for visible text docling
-produced no item for (form controls, ``<noscript>``-free widgets and the like). :func:`removal_summary` writes the
+produced no item for (text it does not extract, such as some form widgets). :func:`removal_summary` writes the
 one-line summary the parse stage reports per document.
 """
 

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from heritage_pipeline.core.structure import ParsedDocument
 from .html import parse_html
