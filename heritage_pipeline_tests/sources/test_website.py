@@ -3,7 +3,6 @@ boilerplate removal measured against gold main content (ours vs trafilatura vs d
 
 from __future__ import annotations
 
-import statistics
 from pathlib import Path
 
 import pytest
