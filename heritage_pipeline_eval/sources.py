@@ -1,15 +1,17 @@
 """Evaluations of the heritage source adapters: website main content and heritage entity mentions.
 
-Run ``python -m heritage_pipeline_eval.sources web [--data DIR] [--out DIR]`` and
+Run ``python -m heritage_pipeline_eval.sources web [--data DIR] [--out DIR]``,
+``python -m heritage_pipeline_eval.sources sections [--data DIR] [--out DIR]`` (section types on labelled real
+pages, see :mod:`heritage_pipeline_eval.sections`) and
 ``python -m heritage_pipeline_eval.sources entities [--gold FILE] [--out DIR]``. Both print a Markdown report
 and write it (plus JSON) to ``--out`` when given.
 
 ``web``: boilerplate removal on the page/gold pairs of ``shared/data/web/boilerplate_pairs`` (Zyte/Scrapinghub
 article-extraction benchmark: gold ``*.gold.txt``; Mozilla Readability test pages: gold ``expected.html``, read as
-text with lxml). Three extractors on the same pages: ``docling`` (docling's body layer, furniture removed: the
-structure parser alone), ``trafilatura`` (``trafilatura.extract``, the established peer, default options) and
-``ours`` (what the website parser keeps: docling items selected with trafilatura, see
-:mod:`heritage_pipeline.sources.website`). Scores, per page then averaged over pages (macro):
+text with lxml). Four extractors on the same pages: ``docling`` (docling's items minus the page furniture the HTML
+marks: the structure parser alone), ``trafilatura`` (``trafilatura.extract``, the established peer, default
+options), ``trafilatura_title`` (the same text with the headline trafilatura finds in front, as ``ours`` keeps it)
+and ``ours`` (what the website parser keeps, see :mod:`heritage_pipeline.sources.main_content`). Scores, per page then averaged over pages (macro):
 
 * token level: bag of lower-cased ``\\w+`` tokens with multiplicity; TP = multiset intersection,
   P = TP / predicted tokens, R = TP / gold tokens, F1 = 2PR / (P + R) (the issue's measure);
@@ -121,15 +123,18 @@ def load_web_pairs(root: str | Path) -> list[WebPair]:
 
 
 def _extract_docling(raw: str, name: str) -> str:
-    from heritage_pipeline.sources.html import parse_html
+    from heritage_pipeline.sources.website import parse_website
 
-    return parse_html(raw, doc_id=name, source_path=name, lang="und").text
+    return parse_website(raw, doc_id=name, source_path=name, lang="und", main_content="docling").text
 
 
 def _extract_ours(raw: str, name: str) -> str:
+    """The page text the website parser keeps; its schema.org record chunks (``record`` blocks, built from markup,
+    not from page text, e.g. a news site's publisher ``Organization``) are left out: this evaluates main content."""
     from heritage_pipeline.sources.website import parse_website
 
-    return parse_website(raw, doc_id=name, source_path=name, lang="und").text
+    doc = parse_website(raw, doc_id=name, source_path=name, lang="und")
+    return "".join(doc.text[b.start : b.end] for b in doc.blocks if b.kind != "record")
 
 
 def _extract_trafilatura(raw: str, name: str) -> str:
@@ -138,9 +143,22 @@ def _extract_trafilatura(raw: str, name: str) -> str:
     return trafilatura.extract(raw, include_comments=False, include_tables=True) or ""
 
 
+def _extract_trafilatura_title(raw: str, name: str) -> str:
+    """trafilatura's text with the headline it finds (its metadata ``title``) in front: what ``ours`` outputs too,
+    since the website parser keeps the page's H1 as the first section heading, while the gold main content and
+    ``trafilatura.extract`` leave the headline out."""
+    import trafilatura
+
+    result = trafilatura.bare_extraction(raw, include_comments=False, include_tables=True, with_metadata=True)
+    if result is None:
+        return ""
+    return "\n".join(x for x in ((getattr(result, "title", None) or ""), (getattr(result, "text", None) or "")) if x)
+
+
 EXTRACTORS: dict[str, Callable[[str, str], str]] = {
     "docling": _extract_docling,
     "trafilatura": _extract_trafilatura,
+    "trafilatura_title": _extract_trafilatura_title,
     "ours": _extract_ours,
 }
 
@@ -189,6 +207,17 @@ def web_report(result: dict[str, Any]) -> str:
         lines.append(f"| {n} | {m['token']['precision']:.3f} | {m['token']['recall']:.3f} | {m['token']['f1']:.3f} | "
                      f"{m['shingle4']['precision']:.3f} | {m['shingle4']['recall']:.3f} | {m['shingle4']['f1']:.3f} | "
                      f"{m['seconds_total']:.1f} |")
+    if "ours" in names:
+        ours = result["mean"]["ours"]["token"]
+        lines.append("")
+        for peer in ("trafilatura", "trafilatura_title"):
+            if peer not in names:
+                continue
+            ref = result["mean"][peer]["token"]
+            dr, dp = ours["recall"] - ref["recall"], ours["precision"] - ref["precision"]
+            met = dr >= 0 and dp >= -0.01
+            lines.append(f"- ours vs {peer}: token recall {dr:+.3f}, precision {dp:+.3f} (target: recall not lower, "
+                         f"precision within 0.01): {'met' if met else 'NOT met'}")
     return "\n".join(lines) + "\n"
 
 
@@ -324,6 +353,11 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--data", default=str(DEFAULT_WEB_DATA), help="boilerplate_pairs folder")
     w.add_argument("--extractors", default=",".join(EXTRACTORS), help="comma-separated: " + ",".join(EXTRACTORS))
     w.add_argument("--out", help="folder for web_eval.md / web_eval.json")
+    s = sub.add_parser("sections", help="section_type accuracy and confusion matrix on the labelled real pages")
+    s.add_argument("--data", default=None, help="labelled set folder (default data/eval/sections)")
+    s.add_argument("--min-confidence", type=float, default=None,
+                   help="below it a section is `other` (default: sources.website.section_min_confidence)")
+    s.add_argument("--out", help="folder for sections_eval.md / sections_eval.json")
     e = sub.add_parser("entities", help="heritage mention precision/recall on the hand-labelled set")
     e.add_argument("--gold", default=str(DEFAULT_ENTITY_GOLD), help="gold JSONL (default: the development set; "
                    "data/eval/entities/test.jsonl is the held-out set)")
@@ -336,6 +370,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "web":
         result = evaluate_web(args.data, [x for x in args.extractors.split(",") if x])
         report, stem = web_report(result), "web_eval"
+    elif args.what == "sections":
+        from .sections import DEFAULT_SECTIONS, evaluate_sections, sections_report
+
+        result = evaluate_sections(args.data or DEFAULT_SECTIONS, args.min_confidence)
+        report, stem = sections_report(result), "sections_eval"
     else:
         from heritage_pipeline.enrich.gazetteer import default_gazetteer
 

@@ -121,8 +121,13 @@ class WebsiteSourceConfig(_Strict):
     size_tokens: int = Field(default=300, ge=50, le=2000)
     max_tokens: int = Field(default=800, ge=50, le=4000)
     overlap_tokens: int = Field(default=50, ge=0, le=400)
-    # trafilatura selects the main content among docling's items; docling = docling's body layer only
+    # trafilatura selects the main content among docling's items (body text it drops between them stays);
+    # docling = every item that is not page furniture by the page's HTML (nav, aside, page header/footer, banners)
     main_content: Literal["trafilatura", "docling"] = "trafilatura"
+    # section_type: below this confidence (0-1, heritage_pipeline.sources.section_types) a section is `other`
+    section_min_confidence: float = Field(default=0.3, ge=0.0, le=1.0)
+    # schema.org JSON-LD / microdata / RDFa records (Place, Event, Organization, ...) as record chunks of their own
+    structured_data: bool = True
 
 
 class ConversationSourceConfig(_Strict):

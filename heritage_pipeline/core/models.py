@@ -109,6 +109,7 @@ class ChunkMeta(ChunkMetadata):
     # website
     source_url: str | None = None
     section_type: str | None = None
+    section_confidence: float | None = None  # 0-1, heritage_pipeline.sources.section_types.classify_section
     xpath: str | None = None
     has_images: bool | None = None
     html_tag: str | None = None

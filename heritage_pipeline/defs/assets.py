@@ -278,7 +278,28 @@ def parsed_sections(context: dg.AssetExecutionContext, settings: SettingsResourc
         "quarantine": dg.MetadataValue.md(_md_table([(r.path, r.reason) for r in quarantined], ("path", "reason"))
                                           if quarantined else "(none)"),
         "skipped_items": dg.MetadataValue.md("\n".join(f"- {s}" for s in skipped[:200]) or "(none)"),
+        **_removed_content_metadata(table),
     })
+
+
+def _removed_content_metadata(table: pa.Table) -> dict:
+    """Per web page: what main-content selection removed and why (``removed_summary`` of
+    :func:`heritage_pipeline.sources.main_content.removal_summary`), and the total removed characters per reason."""
+    if not table.num_rows:
+        return {}
+    rows, totals = [], Counter()
+    for path, st, structure in zip(table.column("source_path").to_pylist(), table.column("source_type").to_pylist(),
+                                   table.column("structure").to_pylist()):
+        if st != "website":
+            continue
+        meta = json.loads(structure).get("meta", {})
+        if "removed_summary" in meta:
+            rows.append((path, meta["removed_summary"]))
+            totals.update(meta.get("removed_chars", {}))
+    if not rows:
+        return {}
+    return {"website_removed_chars": dg.MetadataValue.json(dict(totals.most_common())),
+            "website_main_content": dg.MetadataValue.md(_md_table(rows[:200], ("page", "main content")))}
 
 
 @dg.asset(

@@ -69,8 +69,12 @@ def parse_source(src: RawSource, config: ChunkingConfig) -> ParseOutcome:
         elif src.source_type == "website":
             if suffix not in (".html", ".htm", ".xhtml"):
                 raise ParseError(f"website sources must be HTML, got {suffix or 'no extension'}")
+            web = config.sources.website
             doc = parse_website(src.text, doc_id=doc_id, source_path=src.path, lang=src.lang,
-                                max_level=config.hierarchy.max_level, main_content=config.sources.website.main_content)
+                                max_level=config.hierarchy.max_level, main_content=web.main_content,
+                                section_min_confidence=web.section_min_confidence,
+                                structured_data=web.structured_data)
+            problems = [tuple(p) for p in doc.meta.get("problems", [])]
         elif src.source_type == "conversation":
             doc, problems = parse_conversations(src.text, doc_id=doc_id, source_path=src.path, lang=src.lang,
                                                 cfg=config.sources.conversation)

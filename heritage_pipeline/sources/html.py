@@ -44,7 +44,7 @@ from io import BytesIO
 from typing import Any, Callable
 
 from .markdown import build_sections
-from heritage_pipeline.core.structure import DerivedTextBuilder, ParsedDocument
+from heritage_pipeline.core.structure import DerivedTextBuilder, ParsedDocument, Section
 
 _SKIP_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "title", "math", "iframe", "object"})
 _HEAD_TAGS = frozenset({"title", "meta", "link", "script", "style", "base", "noscript", "template"})
@@ -63,6 +63,22 @@ _CHARSET = re.compile(rb"(<meta[^>]*charset\s*=\s*[\"']?)([\w-]+)", re.I)
 # stream offsets are unchanged).
 _FOLD = str.maketrans({c: "'" for c in "‘’‚‛′`´"} | {c: '"' for c in "“”„‟″«»"} | {c: "-" for c in "‐‑‒–—―−"})
 SHORT_NEEDLE = 24  # characters (whitespace removed): shorter item texts are searched only in a window ahead
+# Page furniture by HTML semantics: <nav> and <aside> anywhere; <header>/<footer> when they belong to the page (their
+# nearest sectioning ancestor is <body>; inside <article>/<section>/<main> they are that content's own header or
+# footer, HTML Living Standard 4.3.8/4.3.9); the ARIA landmark roles of the same regions (WAI-ARIA 1.2 landmarks);
+# cookie/consent banners, which have no element of their own, by the id/class words the consent tools write (not
+# "cmp": Adobe AEM prefixes every component class with cmp-); the
+# labels and captions of form controls (a <form> itself is not: ASP.NET pages wrap the whole body in one).
+_FURNITURE_TAGS = {"nav": "navigation", "aside": "sidebar", "button": "form controls", "select": "form controls",
+                   "textarea": "form controls", "label": "form controls", "legend": "form controls"}
+_PAGE_SCOPED = {"header": "page header", "footer": "page footer"}
+_SECTIONING = frozenset({"article", "section", "main", "aside", "nav"})
+_FURNITURE_ROLES = {"navigation": "navigation", "banner": "page header", "contentinfo": "page footer",
+                    "complementary": "sidebar", "search": "navigation"}
+# a consent state written on the page's own containers (<body class="cookies-accepted">) does not make them banners
+_NEVER_BANNER = frozenset({"body", "main", "article", "html"})
+_COOKIE_WORDS = re.compile(r"(?:^|[\s_-])(?:cookie\w*|consent\w*|gdpr|onetrust|cookiebot|cc-window|cc-banner|"
+                           r"tarteaucitron\w*|didomi\w*|klaro)(?:$|[\s_-])", re.I)
 
 
 class _PositionMap(HTMLParser):
@@ -92,6 +108,12 @@ class _PositionMap(HTMLParser):
         self.body: int | None = None
         self.in_head = False
         self.images: list[tuple[int, int]] = []  # (raw offset, element id)
+        self.links = array("b")  # per visible character: 1 inside an <a href>
+        self.link_depth = 0
+        self.furniture: dict[int, str] = {}  # element id -> furniture reason (own marker; see :meth:`furniture_of`)
+        self.main_elems: list[int] = []  # <main> and role=main elements
+        self._furniture_cache: dict[int, str | None] = {}
+        self._link_elems: set[int] = set()
         self.canonical: str | None = None
         self.og_url: str | None = None
         self.base_href: str | None = None
@@ -110,6 +132,7 @@ class _PositionMap(HTMLParser):
             self.chars.append(ch)
             self.offs.append(start + (i if step else 0))
             self.elems.append(el)
+            self.links.append(1 if self.link_depth else 0)
 
     # ------------------------------------------------------------------ tree
     def _new(self, tag: str, parent: int) -> int:
@@ -124,6 +147,7 @@ class _PositionMap(HTMLParser):
     def _ensure_body(self) -> None:
         if self.body is None:
             while len(self.stack) > 1:  # an open <head> ends where body content starts
+                self._pop_links(len(self.stack) - 1)
                 self.stack.pop()
             self.body = self._new("body", 0)
             self.stack.append(self.body)
@@ -133,6 +157,7 @@ class _PositionMap(HTMLParser):
         for k in range(len(self.stack) - 1, 0, -1):
             t = self.tags[self.stack[k]]
             if t in tags:
+                self._pop_links(k)
                 del self.stack[k:]
                 return
             if t in boundary:
@@ -167,6 +192,55 @@ class _PositionMap(HTMLParser):
             if el in seen:
                 return el
         return 0
+
+    def furniture_of(self, el: int) -> str | None:
+        """The furniture reason of element ``el`` (its own marker or its nearest marked ancestor's), or None."""
+        if el < 0:
+            return None
+        if el in self._furniture_cache:
+            return self._furniture_cache[el]
+        path = []
+        found: str | None = None
+        node = el
+        while node >= 0:
+            if node in self._furniture_cache:
+                found = self._furniture_cache[node]
+                break
+            path.append(node)
+            if node in self.furniture:
+                found = self.furniture[node]
+                break
+            node = self.parents[node]
+        for n in path:
+            self._furniture_cache[n] = found
+        return found
+
+    def inside(self, el: int, ancestor: int) -> bool:
+        """True when ``el`` is ``ancestor`` or one of its descendants."""
+        while el >= 0:
+            if el == ancestor:
+                return True
+            el = self.parents[el]
+        return False
+
+    def _mark(self, el: int, tag: str, attrs: Any) -> None:
+        """Record furniture markers and main-content landmarks of a new element (see :data:`_FURNITURE_TAGS`)."""
+        a = {k.lower(): (v or "") for k, v in attrs}
+        role = a.get("role", "").strip().lower()
+        if tag == "main" or role == "main":
+            self.main_elems.append(el)
+        reason = _FURNITURE_TAGS.get(tag) or _FURNITURE_ROLES.get(role)
+        if reason is None and tag in _PAGE_SCOPED:
+            node = self.parents[el]
+            while node > 0 and self.tags[node] not in _SECTIONING and self.tags[node] != "body":
+                node = self.parents[node]
+            if node <= 0 or self.tags[node] == "body":
+                reason = _PAGE_SCOPED[tag]
+        if (reason is None and tag not in _NEVER_BANNER
+                and _COOKIE_WORDS.search(" ".join((a.get("id", ""), a.get("class", ""), a.get("aria-label", ""))))):
+            reason = "cookie banner"
+        if reason is not None:
+            self.furniture[el] = reason
 
     # ------------------------------------------------------------------ HTMLParser callbacks
     def handle_starttag(self, tag: str, attrs: Any) -> None:
@@ -213,10 +287,18 @@ class _PositionMap(HTMLParser):
         elif tag in ("option", "optgroup"):
             self._close_through(frozenset({"option"}), frozenset({"select", "datalist", "html"}))
         elif tag in _HEADINGS and self.tags[self.stack[-1]] in _HEADINGS:
+            self._pop_links(len(self.stack) - 1)
             self.stack.pop()
         el = self._new(tag, self.stack[-1])
+        if attrs:
+            self._mark(el, tag, attrs)
+        elif tag in _FURNITURE_TAGS or tag in _PAGE_SCOPED or tag == "main":
+            self._mark(el, tag, ())
         if tag in _IMAGE_TAGS:
             self.images.append((start, el))
+        if tag == "a" and any(k == "href" for k, _ in attrs):
+            self.link_depth += 1
+            self._link_elems.add(el)
         if tag not in _VOID:
             self.stack.append(el)
 
@@ -240,8 +322,16 @@ class _PositionMap(HTMLParser):
             return
         for k in range(len(self.stack) - 1, 0, -1):
             if self.tags[self.stack[k]] == tag:
+                self._pop_links(k)
                 del self.stack[k:]
                 return
+
+    def _pop_links(self, k: int) -> None:
+        """Leaving ``stack[k:]``: count down the open links among them."""
+        for el in self.stack[k:]:
+            if el in self._link_elems:
+                self._link_elems.discard(el)
+                self.link_depth = max(0, self.link_depth - 1)
 
     def handle_data(self, data: str) -> None:
         if not self.skip and not self.in_head and data.strip():
@@ -393,6 +483,8 @@ class HtmlItem:
     info: str = ""
     is_title: bool = False
     stream: tuple[int, int] | None = None  # [start, end) in the aligner's whitespace-free visible text
+    layer: str = "body"  # docling's content layer: body, or furniture (docling puts there all text before the
+    # first heading as well as what it takes for page furniture)
 
 
 @dataclass
@@ -405,13 +497,50 @@ class HtmlPage:
     html_lang: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
+    def furniture_reason(self, item: HtmlItem) -> str | None:
+        """Why ``item`` is page furniture by the page's HTML (``navigation``, ``page header``, ``page footer``,
+        ``sidebar``, ``cookie banner``), or None when it is not inside such an element. An item docling placed in its
+        furniture layer that cannot be found in the page's visible text (the ``<title>``, text from attributes) is
+        ``not visible page text``."""
+        if item.is_title and item.layer == "furniture":
+            return "page title (<title>)"  # docling's title item from <head><title>, not page text
+        pm = self.aligner.map
+        for el in (item.first_el, item.last_el):
+            reason = pm.furniture_of(el)
+            if reason is not None:
+                return reason
+        if item.stream is None and item.layer == "furniture":
+            return "not visible page text"
+        return None
+
+    def link_share(self, item: HtmlItem) -> float:
+        """Share of the item's visible characters (whitespace excluded) that are link text (inside ``<a href>``);
+        0.0 for an unaligned item. The link density of boilerpipe (Kohlschütter et al., WSDM 2010)."""
+        if item.stream is None:
+            return 0.0
+        a, b = item.stream
+        if b <= a:
+            return 0.0
+        links = self.aligner.map.links
+        return sum(links[a:b]) / (b - a)
+
+    def within(self, item: HtmlItem, tags: frozenset[str]) -> bool:
+        """True when the element of the item's first character or one of its ancestors has a tag in ``tags``."""
+        pm = self.aligner.map
+        return item.first_el >= 0 and any(pm.tags[e] in tags for e in pm.ancestors(item.first_el))
+
+    def in_main(self, item: HtmlItem) -> bool:
+        """True when the item lies inside a ``<main>`` (or ``role=main``) element of the page."""
+        pm = self.aligner.map
+        return item.first_el >= 0 and any(pm.inside(item.first_el, m) for m in pm.main_elems)
+
 
 def extract_items(raw: str, name: str = "page.html") -> HtmlPage:
     """Run docling on ``raw`` and return its body-layer items, rendered and aligned (see module docstring).
 
     Raises whatever docling raises for input it cannot convert (the caller quarantines the file).
     """
-    from docling_core.types.doc import (CodeItem, InlineGroup, ListItem, PictureItem, RichTableCell,
+    from docling_core.types.doc import (CodeItem, ContentLayer, InlineGroup, ListItem, PictureItem, RichTableCell,
                                         SectionHeaderItem, TableItem, TextItem, TitleItem)
 
     doc = docling_html(raw, name)
@@ -420,10 +549,17 @@ def extract_items(raw: str, name: str = "page.html") -> HtmlPage:
     skip_refs: set[str] = set()
     layout_tables = 0
 
-    def add(kind: str, text: str, plain: str, **kw: Any) -> None:
-        items.append(HtmlItem(kind, text, plain, -1, -1, **kw))
+    layer = "body"
 
-    for item, _level in doc.iterate_items(with_groups=True):
+    def add(kind: str, text: str, plain: str, **kw: Any) -> None:
+        items.append(HtmlItem(kind, text, plain, -1, -1, layer=layer, **kw))
+
+    # Both content layers, in reading order: docling's HTML backend puts everything before the first heading into
+    # its furniture layer (a lead paragraph, text loose in <body>), so that layer cannot tell furniture from content;
+    # the page's own HTML does (HtmlPage.furniture_reason).
+    for item, _level in doc.iterate_items(with_groups=True,
+                                          included_content_layers={ContentLayer.BODY, ContentLayer.FURNITURE}):
+        layer = "furniture" if getattr(item, "content_layer", None) == ContentLayer.FURNITURE else "body"
         ref = getattr(item, "self_ref", "")
         if ref in skip_refs:
             if getattr(item, "children", None):
@@ -473,7 +609,7 @@ def extract_items(raw: str, name: str = "page.html") -> HtmlPage:
         it.raw_start, it.raw_end, it.first_el, it.last_el = aligner.raw_span(m, last_end)
         it.stream = m
         if m is None:
-            unaligned += 1
+            unaligned += not (it.is_title and it.layer == "furniture")  # the <head><title> is not page text
         else:
             last_end = it.raw_end
     pm = aligner.map
@@ -520,18 +656,27 @@ def _is_layout_table(table, doc) -> bool:
 
 def parse_html(raw: str, *, doc_id: str, source_path: str, lang: str, source_type: str = "document",
                max_level: int = 3, keep: Callable[[str, "HtmlPage"], tuple[list[bool], dict[str, Any]]] | None = None,
-               name: str | None = None) -> ParsedDocument:
+               name: str | None = None, records: list[dict[str, Any]] | None = None) -> ParsedDocument:
     """Parse HTML into a derived-text :class:`ParsedDocument` (headings as ``#`` lines, tables as Markdown).
 
     ``keep(raw, page) -> (flags, info)`` selects the items of ``page.items`` to keep (main content; ``info`` goes
-    into ``doc.meta``); default: every body item.
+    into ``doc.meta``); default: every item that is not page furniture by the page's HTML
+    (:meth:`HtmlPage.furniture_reason`: inside ``<nav>``, ``<aside>``, a page-level ``<header>``/``<footer>``, their
+    ARIA landmark roles or a cookie banner), whichever docling content layer it is in.
     Every section gets ``meta`` ``xpath`` and ``html_tag`` (its own element when its blocks have one that holds no
     other section's blocks, else the element of its first block), ``has_images`` (an image tag inside the section's
     raw region) and, through ``doc.meta["chunk_meta"]``, every chunk gets ``source_url`` (``<link rel=canonical>``,
-    else ``og:url``, else ``source_path``). Raises whatever docling raises (the caller quarantines the file).
+    else ``og:url``, else ``source_path``). ``records`` (``text``, ``raw_start``, ``raw_end``, ``anchors``, ``key``,
+    ``meta``) become blocks of kind ``record`` after the page's own blocks, each a standalone section (one chunk) of
+    its own (the structured data of :mod:`heritage_pipeline.sources.structured`). Raises whatever docling raises (the
+    caller quarantines the file).
     """
     page = extract_items(raw, name or source_path.rsplit("/", 1)[-1])
-    flags, info = keep(raw, page) if keep is not None else ([True] * len(page.items), {"main_content": "all"})
+    if keep is not None:
+        flags, info = keep(raw, page)
+    else:
+        flags = [page.furniture_reason(it) is None for it in page.items]
+        info = {"main_content": "all but page furniture"}
     builder = DerivedTextBuilder()
     block_elems: list[int] = []  # per block: the element holding all of its text (-1 when unaligned)
     for it, k in zip(page.items, flags):
@@ -541,6 +686,13 @@ def parse_html(raw: str, *, doc_id: str, source_path: str, lang: str, source_typ
         if bi is not None:
             el = page.aligner.map.lca(it.first_el, it.last_el) if it.first_el >= 0 and it.last_el >= 0 else it.first_el
             block_elems.append(el)
+    n_page_blocks = len(builder.blocks)
+    record_sections = []
+    for rec in records or ():
+        bi = builder.add("record", rec["text"], rec["raw_start"], rec["raw_end"])
+        if bi is not None:
+            record_sections.append(Section(anchors=list(rec["anchors"]), level=1, first=bi, last=bi + 1,
+                                           meta=dict(rec["meta"]), standalone=True, key=rec["key"]))
     text = builder.text
     for b in builder.blocks:  # the fence line / table header rows, repeated as context when a block is split
         if b.kind == "code":
@@ -549,8 +701,9 @@ def parse_html(raw: str, *, doc_id: str, source_path: str, lang: str, source_typ
             first_nl = text.find("\n", b.start)
             second_nl = text.find("\n", first_nl + 1) if first_nl >= 0 else -1
             b.header_end = second_nl + 1 if 0 <= second_nl < b.content_end else 0
-    sections = build_sections(builder.blocks, max_level)
+    sections = build_sections(builder.blocks[:n_page_blocks], max_level)
     _section_elements(page, builder.blocks, block_elems, sections)
+    sections += record_sections
     title = next((b.title for b in builder.blocks if b.kind == "heading"), "")
     meta = {"title": title, "unaligned_items": page.meta["unaligned_items"], "items": len(page.items),
             "kept_items": sum(flags), "layout_tables": page.meta["layout_tables"], "html_lang": page.html_lang,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -78,9 +79,7 @@ def test_every_fixture_file_is_accounted_for(tmp_path):
     for sub, st_name in (("csv", "csv_registry"), ("yaml", "yaml_instance"), ("conversation", "conversation"),
                          ("html", "website")):
         dest = tmp_path / "raw" / st_name
-        dest.mkdir(parents=True)
-        for f in (FIX / sub).iterdir():
-            (dest / f.name).write_bytes(f.read_bytes())
+        shutil.copytree(FIX / sub, dest)  # with subfolders (html/layouts, html/structured)
     sources = discover(tmp_path)
     n_files = sum(1 for p in (tmp_path / "raw").rglob("*") if p.is_file())
     assert len(sources) == n_files

@@ -3,7 +3,6 @@ boilerplate removal measured against gold main content (ours vs trafilatura vs d
 
 from __future__ import annotations
 
-import statistics
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,8 @@ def test_main_content_drops_page_furniture():
     docling_only = parse_website(raw, doc_id="m", source_path="m.html", lang="nl", main_content="docling")
     for word in BOILERPLATE:
         assert word not in ours.text
-    assert "Nieuwsbrief" in docling_only.text  # the sidebar is body content for docling: the filter is what drops it
+    # docling keeps the <aside> in its body layer; the page's HTML marks it as a sidebar in both modes
+    assert "Nieuwsbrief" not in docling_only.text and docling_only.meta["removed_chars"]["sidebar"] > 0
     for kept in ("opgericht door de Historische Vereniging Avereest", "| Turfschop | 1890 |", "Museumkaart geldig",
                  "Telefoon 0523 000 000"):
         assert kept in ours.text
@@ -68,7 +68,7 @@ def test_section_types_and_primary_classes():
     (["Search results"], "Nothing relevant here at all.", "other"),
 ])
 def test_classify_section_multilingual(anchors, text, expected):
-    assert classify_section(anchors, text) == expected
+    assert classify_section(anchors, text, min_confidence=0.3)[0] == expected
 
 
 def test_website_chunks_carry_their_metadata(bundled_data):
@@ -112,11 +112,14 @@ def test_overlap_prf_definition():
 
 @pytest.mark.slow
 def test_boilerplate_benchmark_all_30_pages(shared_data):
+    """Issue 13's target on the 30 gold pages: token recall not below trafilatura's, precision within 0.01 of
+    trafilatura with its headline (ours keeps the H1 as the first section heading; the gold leaves it out)."""
     result = evaluate_web(shared_data / "web" / "boilerplate_pairs")
-    mean = result["mean"]
+    mean = {k: v["token"] for k, v in result["mean"].items()}
     assert result["n_pages"] == 30
-    assert mean["ours"]["token"]["f1"] > mean["docling"]["token"]["f1"] + 0.2
-    assert mean["ours"]["token"]["f1"] >= 0.93
+    assert mean["ours"]["recall"] >= mean["trafilatura"]["recall"]
+    assert mean["ours"]["precision"] >= mean["trafilatura_title"]["precision"] - 0.01
+    assert mean["ours"]["f1"] > mean["docling"]["f1"] + 0.1
+    assert mean["ours"]["f1"] >= 0.95
     wins = sum(p["ours"]["token"]["f1"] >= p["docling"]["token"]["f1"] - 0.01 for p in result["pages"])
     assert wins >= 27
-    assert statistics.mean(p["ours"]["token"]["recall"] for p in result["pages"]) >= 0.93

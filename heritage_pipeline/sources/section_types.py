@@ -1,0 +1,238 @@
+"""Section types of institution web pages (``about, contact, collection, visit, news, history``, else ``other``).
+
+A section is classified from its **heading and its body** together, in Dutch, English, French and German, with a
+confidence (:func:`classify_section`):
+
+* every category has heading cues (words and phrases, a trailing ``*`` marks a stem) and body cues: specific
+  phrases ("opening hours", "gegründet", "communiqué de presse", ...) and patterns (an e-mail address or phone
+  number for ``contact``; clock-time ranges and weekday names for ``visit``; several distinct years for
+  ``history``; dates with a month name for ``news``);
+* ``other`` has cues of its own: legal notices, privacy and cookie statements, credits, licences, software and API
+  documentation ("Impressum", "mentions légales", "privacyverklaring", "Datenschutz", ...), which are otherwise
+  the commonest false ``about``/``contact``;
+* score = :data:`HEADING_WEIGHT` x cues in the section's own heading + :data:`PARENT_WEIGHT` x cues in the parent
+  heading + body cues (each distinct cue once, at most :data:`MAX_BODY_CUES` per category, so a long body cannot
+  drown the heading);
+* confidence = best score / (sum of all scores + :data:`PRIOR`): the share of the evidence the winner has, damped
+  by a constant prior so that one weak cue is not a certain answer. Below the configured minimum
+  (``sources.website.section_min_confidence``) the answer is ``other``.
+
+**Documents are not institution pages.** A research article, a blog post or a manual saved as a web page has
+sections named "Présentation", "Introduction" or "History of the method" that say nothing about an institution.
+:func:`page_kind` decides per page: ``article`` when the page declares itself an article (schema.org ``Article``,
+``ScholarlyArticle``, ``NewsArticle``, ``BlogPosting``, ``Report``, ``Thesis`` in its structured data; Highwire
+``citation_title`` meta tags, which scholarly publishers write) or its headings have the shape of a paper (two or more of
+abstract, introduction, method, results, conclusion, references, bibliography, in the four languages); otherwise
+``institution``. Open Graph ``og:type=article`` is not used: WordPress SEO plugins write it on every page of a
+site, visiting hours included. On an ``article`` page every section is ``news`` when the page is a news article or blog post and
+``other`` otherwise, with the confidence of that page-level decision.
+
+The cues were written from general knowledge of such sites and adjusted only on the development split of the
+labelled set (``data/eval/sections``, ``split == "dev"``); the test split is measured by
+``python -m heritage_pipeline_eval.sources sections``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable
+
+CATEGORIES = ("about", "contact", "collection", "visit", "news", "history", "other")
+HEADING_WEIGHT = 3.0
+PARENT_WEIGHT = 1.0
+MAX_BODY_CUES = 3
+PRIOR = 1.0
+BODY_CHARS = 4000  # code points of the body read (the start of the section)
+
+HEADING_CUES: dict[str, list[str]] = {
+    "about": ["about", "about us", "who we are", "our mission", "mission", "organisation", "organization", "team",
+              "our team", "over ons", "over het", "wie zijn wij", "wie we zijn", "missie", "organisatie", "het team", "à propos", "a propos", "qui sommes-nous", "qui sommes nous", "notre mission", "über uns", "uber uns", "wir über uns", "leitbild", "das team", "team", "projekt", "das projekt",
+              "redaktion", "programmierung", "project", "het project", "projet", "le projet", "équipe", "redactie", "rédaction", "editorial team", "programming", "programmatie", "développement"],
+    "contact": ["contact", "contact us", "contacts", "address", "adres", "adressen", "e-mail", "email", "phone",
+                "telephone", "telefoon", "téléphone", "telefon", "kontakt", "anschrift", "adresse",
+                "nous contacter", "contactez-nous", "herausgeber*", "publisher", "uitgever", "éditeur"],
+    "collection": ["collect*", "collectie*", "verzameling*", "holdings", "archives", "archief", "archieven",
+                   "catalog*", "catalogue*", "fonds", "sammlung*", "bestände", "bestand", "objects", "objecten",
+                   "exhibits", "beeldbank", "inventaris*", "inventory", "archivbestand*", "fonds d'archives", "zoeken", "zoek in", "recherche", "rechercher", "suche", "suchen", "metadata", "metadaten", "métadonnées"],
+    "visit": ["visit", "visiting", "visitors", "bezoek*", "opening hours", "openingstijden", "openingsuren",
+              "tickets", "toegang", "admission", "entrance fee", "horaires", "visiter", "visite*", "billetterie",
+              "tarifs", "besuch*", "öffnungszeiten", "eintritt", "eintrittspreise", "plan your visit",
+              "plan je bezoek", "lesesaal", "reading room", "studiezaal", "salle de lecture", "route",
+              "directions", "bereikbaarheid", "anfahrt", "accès", "plan d'accès"],
+    "news": ["news", "nieuws", "actualités", "actualites", "aktuelles", "nachrichten", "press release*",
+             "persbericht*", "pressemitteilung*", "communiqué*", "blog", "agenda", "events", "evenementen",
+             "événements", "evenements", "veranstaltungen", "termine", "exhibition*", "tentoonstelling*",
+             "expositions", "ausstellung*"],
+    "history": ["history", "historie", "geschiedenis", "histoire", "geschichte", "chronik", "chronologie",
+                "tijdlijn", "timeline", "founded", "opgericht", "fondé", "fondée", "gegründet", "since 1*",
+                "sinds 1*", "depuis 1*", "seit 1*", "established in", "jahrhundert*",
+                "siècle*", "centuries", "century"],
+    "other": ["impressum", "imprint", "legal notice", "datenschutz*", "privacy*", "cookie*",
+              "disclaimer", "haftung*", "haftungsausschluss*", "rechtliche hinweise", "rechtswirksamkeit*",
+              "urheber*", "kennzeichenrecht", "nutzungsrecht*", "mentions légales", "conditions générale*", "conditions d'utilisation", "cgu", "licen*", "lizenz*", "copyright",
+              "colofon", "privacyverklaring", "gebruiksvoorwaarden", "terms of use", "gestaltung", "umsetzung", "verweise und links", "tutorial", "video tutorial",
+              "inhaltlich verantwortlich*", "kommunikation per e-mail",
+              "social-media", "dieses impressum", "links", "liens", "datenschutzerklärung", "privacy policy", "protection des données", "gegevensbescherming", "e-mail communication"],
+}
+BODY_CUES: dict[str, list[str]] = {
+    "about": ["our mission", "who we are", "onze missie", "wie wij zijn", "notre mission", "qui sommes-nous",
+              "unsere mission", "wir sind", "our organisation", "our organization", "onze organisatie",
+              "our team", "ons team", "notre équipe", "unser team", "founded by", "is a project", "is een project",
+              "est un projet", "ist ein projekt", "supported by", "funded by", "gefördert", "financé par",
+              "gefinancierd door", "in cooperation with", "in samenwerking met", "en partenariat avec",
+              "in zusammenarbeit mit"],
+    "contact": ["e-mail", "email", "tel.", "tel:", "telephone", "telefoon", "téléphone", "telefon", "fax",
+                "postbus", "postadres", "bezoekadres", "p.o. box", "postfach", "anschrift", "contact us",
+                "neem contact", "contactez-nous", "kontaktieren sie", "write to us", "schreiben sie uns",
+                "écrivez-nous", "contact form", "kontaktformular", "formulaire de contact", "contactformulier"],
+    "collection": ["collection", "collections", "collectie", "collecties", "verzameling", "holdings",
+                   "archiefstukken", "archival records", "fonds", "sammlung", "sammlungen", "bestände",
+                   "objects", "objecten", "objets", "objekte", "inventaris", "finding aid*", "manuscripts",
+                   "manuscrits", "handschriften", "prints and drawings", "prenten", "estampes", "catalogue", "catalog",
+                   "katalog", "search the", "metadata", "metadaten",
+                   "métadonnées"],
+    "visit": ["opening hours", "openingstijden", "geopend", "gesloten", "horaires", "öffnungszeiten", "geöffnet",
+              "tickets", "admission", "entrée", "eintritt", "toegangsprijs", "museumkaart", "tarif*",
+              "wheelchair", "rolstoel", "fauteuil roulant", "rollstuhl", "closed on", "open daily", "dagelijks",
+              "lesesaal", "reading room", "studiezaal", "salle de lecture"],
+    "news": ["press release*", "persbericht*", "communiqué de presse", "pressemitteilung*", "published on",
+             "gepubliceerd op", "publié le", "veröffentlicht am", "read more", "lees meer", "lire la suite",
+             "weiterlesen"],
+    "history": ["founded in", "opgericht in", "fondé en", "fondée en", "gegründet", "established in",
+                "in the 19th century", "in de 19e eeuw", "au xixe siècle", "im 19. jahrhundert", "since 1*",
+                "sinds 1*", "depuis 1*", "seit 1*", "was built in", "werd gebouwd", "merged with", "fuseerde", "fusionné", "fusioniert", "century", "eeuw", "siècle", "jahrhundert"],
+    "other": ["gemäß", "§", "haftung", "liability", "aansprakelijkheid", "responsabilité", "personal data",
+              "personenbezogene", "persoonsgegevens", "données personnelles", "cookies", "licence", "license",
+              "lizenz", "licentie", "copyright", "urheberrecht", "droit d'auteur", "auteursrecht"],
+}
+# Body patterns: (category, compiled pattern) -- each counts as one body cue when it matches at least once.
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+_PHONE = re.compile(r"(?:\+\d{1,3}[\s./-]?)?(?:\(0\)\s?)?\d{2,5}[\s./-]\d{2,4}[\s./-]?\d{2,6}")
+_TIME_RANGE = re.compile(r"\b\d{1,2}(?:[:.h]\d{2})?\s*(?:h|uur|uhr)?\s*(?:-|–|to|tot|bis|à|a)\s*\d{1,2}(?:[:.h]\d{2})?\s*"
+                         r"(?:h\b|uur|uhr|pm|am)?", re.I)
+_WEEKDAY = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|maandag|dinsdag|woensdag|"
+                      r"donderdag|vrijdag|zaterdag|zondag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|"
+                      r"montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|mo|di|mi|do|fr|sa|so)\b\.?", re.I)
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-2][0-9])\b")
+_MONTH_DATE = re.compile(r"\b\d{1,2}\.?\s+(?:january|february|march|april|may|june|july|august|september|october|"
+                         r"november|december|januari|februari|maart|mei|juni|juli|augustus|oktober|janvier|février|"
+                         r"mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|januar|februar|"
+                         r"märz|juni|juli|oktober|dezember)\b", re.I)
+_TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|@\w+(?:\([^)]*\))?")
+
+ARTICLE_TYPES = frozenset({"Article", "ScholarlyArticle", "NewsArticle", "BlogPosting", "Report", "Thesis",
+                           "TechArticle", "AnalysisNewsArticle", "ReportageNewsArticle", "OpinionNewsArticle",
+                           "MedicalScholarlyArticle", "Chapter", "Book"})
+NEWS_ARTICLE_TYPES = frozenset({"NewsArticle", "BlogPosting", "AnalysisNewsArticle", "ReportageNewsArticle",
+                                "OpinionNewsArticle"})
+_PAPER_HEADINGS = re.compile(
+    r"^\s*(?:\d+(?:\.\d+)*\.?\s*)?(?:abstract|summary|introduction|methods?|methodology|results|discussion|"
+    r"conclusions?|references|bibliography|acknowledg(?:e)?ments|résumé|introduction|méthodes?|méthodologie|"
+    r"résultats|discussion|conclusions?|références|bibliographie|remerciements|zusammenfassung|einleitung|"
+    r"methoden?|ergebnisse|diskussion|fazit|schlussfolgerungen?|literatur(?:verzeichnis)?|quellen|danksagung|"
+    r"samenvatting|inleiding|methode|resultaten|discussie|conclusies?|literatuur(?:lijst)?|bronnen|dankwoord|"
+    r"présentation|state of the art|état de l'art|related work)\s*$", re.I)
+
+
+def _compile(cues: Iterable[str]) -> re.Pattern[str]:
+    alts = []
+    for k in cues:
+        stem = k.endswith("*")
+        body = re.escape(k.rstrip("*")).replace(r"\ ", r"\s+")
+        alts.append("(" + body + (r"\w*" if stem else r"(?!\w)") + ")")
+    return re.compile(r"(?<!\w)(?:" + "|".join(alts) + r")", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> tuple[dict[str, re.Pattern[str]], dict[str, re.Pattern[str]]]:
+    return ({c: _compile(v) for c, v in HEADING_CUES.items()}, {c: _compile(v) for c, v in BODY_CUES.items()})
+
+
+def _distinct(pat: re.Pattern[str], text: str) -> int:
+    """Number of distinct cues of ``pat`` (by alternative) that occur in ``text``."""
+    seen = set()
+    for m in pat.finditer(text):
+        seen.add(m.lastindex)
+    return len(seen)
+
+
+def section_scores(anchors: list[str], text: str) -> dict[str, float]:
+    """Evidence per category for a section (module docstring): heading cues weighted, body cues capped.
+
+    Args:
+        anchors: the breadcrumb, outermost first; the last one is the section's own heading.
+        text: the section body (only the first :data:`BODY_CHARS` code points are read; template syntax such as
+            ``{{ title }}`` is ignored).
+
+    Returns:
+        ``{category: score}`` for every category of :data:`CATEGORIES`.
+    """
+    heading_pats, body_pats = _patterns()
+    own = _TEMPLATE.sub(" ", anchors[-1]) if anchors else ""
+    parent = _TEMPLATE.sub(" ", anchors[-2]) if len(anchors) > 1 else ""
+    body = _TEMPLATE.sub(" ", text[:BODY_CHARS])
+    scores = {}
+    for cat in CATEGORIES:
+        h = HEADING_WEIGHT * min(2, _distinct(heading_pats[cat], own)) + PARENT_WEIGHT * min(1, _distinct(heading_pats[cat], parent))
+        b = _distinct(body_pats[cat], body)
+        if cat == "contact":
+            b += bool(_EMAIL.search(body)) + bool(_PHONE.search(body))
+        elif cat == "visit":
+            b += bool(_TIME_RANGE.search(body) and _WEEKDAY.search(body)) * 2
+        elif cat == "history":
+            b += len(set(_YEAR.findall(body))) >= 3
+        elif cat == "news":
+            b += bool(_MONTH_DATE.search(body) or _MONTH_DATE.search(own))
+        scores[cat] = h + min(MAX_BODY_CUES, b)
+    return scores
+
+
+def classify_section(anchors: list[str], text: str, *, min_confidence: float = 0.0,
+                     page: str = "institution", page_is_news: bool = False) -> tuple[str, float]:
+    """Section type and confidence of one web page section (module docstring).
+
+    Args:
+        anchors: heading path, outermost first.
+        text: the section's body text.
+        min_confidence: below this confidence the answer is ``other`` (``sources.website.section_min_confidence``).
+        page: :func:`page_kind` of the page: ``institution`` or ``article``.
+        page_is_news: for an ``article`` page, whether it is a news article or blog post.
+
+    Returns:
+        ``(section_type, confidence)``, confidence in [0, 1]: the winner's share of all evidence
+        (best / (sum + :data:`PRIOR`)); for ``other`` chosen by threshold, 1 minus the winner's confidence.
+    """
+    if page == "article":
+        return ("news" if page_is_news else "other"), 1.0
+    scores = section_scores(anchors, text)
+    total = sum(scores.values()) + PRIOR
+    best = max(CATEGORIES, key=lambda c: (scores[c], -CATEGORIES.index(c)))
+    if scores[best] <= 0:
+        return "other", round(PRIOR / total, 4)
+    conf = scores[best] / total
+    if best != "other" and conf < min_confidence:
+        return "other", round(1.0 - conf, 4)
+    return best, round(conf, 4)
+
+
+def page_kind(headings: list[str], schema_types: Iterable[str] = (), citation_meta: bool = False) -> tuple[str, bool]:
+    """Whether a page is an institution page or an article (module docstring).
+
+    Args:
+        headings: the page's heading titles in order.
+        schema_types: schema.org types declared in the page's structured data (local names).
+        citation_meta: whether the page has Highwire ``citation_title`` meta tags.
+
+    Returns:
+        ``(kind, is_news)``: kind ``article`` or ``institution``; ``is_news`` for a news article or blog post.
+    """
+    types = set(schema_types)
+    if types & ARTICLE_TYPES:
+        return "article", bool(types & NEWS_ARTICLE_TYPES)
+    if citation_meta:
+        return "article", False
+    paper = {m.group(0).strip().lower() for h in headings if (m := _PAPER_HEADINGS.match(h))}
+    if len(paper) >= 2:
+        return "article", False
+    return "institution", False

@@ -1,0 +1,119 @@
+"""Section-type evaluation on the labelled set of real institution pages (``data/eval/sections``).
+
+Each line of ``labels.jsonl`` names a heading in a saved page (``page``, ``char_start`` of its line, ``heading``,
+``heading_level``, ``lang``, ``site``, ``split`` dev|test by site, gold ``label``). The section of a labelled heading
+is the raw text from its line to the next labelled heading of the same page; its body is that text without markup
+(HTML tags, Markdown heading marks, template syntax), its heading path the enclosing labelled headings by level.
+The classifier (:func:`heritage_pipeline.sources.section_types.classify_section`) gets the heading path and the
+body, with the configured minimum confidence, as the website parser gives them; ``other`` is an answer like any
+other. Reported per split: accuracy, per-language accuracy, the confusion matrix (rows gold, columns predicted) and
+the errors.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from heritage_pipeline.core.config import REPO_ROOT
+
+DEFAULT_SECTIONS = REPO_ROOT / "data" / "eval" / "sections"
+_TAG = re.compile(r"<[^>]*>", re.S)
+_MD_MARK = re.compile(r"^\s{0,3}#{1,6}\s*|^\s*[-*+]\s+|[*_`]+", re.M)
+_FRONT = re.compile(r"\A---\n.*?\n---\n", re.S)
+
+
+def _visible(raw: str) -> str:
+    """Markup-free text of a page fragment: scripts/styles dropped, tags removed, entities decoded."""
+    raw = re.sub(r"<(script|style)\b.*?</\1\s*>", " ", raw, flags=re.S | re.I)
+    text = htmllib.unescape(_TAG.sub(" ", raw))
+    text = _MD_MARK.sub(" ", text)
+    return " ".join(text.split())
+
+
+def load_sections(root: str | Path = DEFAULT_SECTIONS) -> list[dict[str, Any]]:
+    """The labelled sections with ``anchors`` and ``body`` (module docstring). ValueError names a bad line."""
+    root = Path(root)
+    labels = []
+    for n, line in enumerate((root / "labels.jsonl").read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            rec["char_start"] = int(rec["char_start"])
+        except (ValueError, KeyError) as exc:
+            raise ValueError(f"{root / 'labels.jsonl'}:{n}: {exc}") from None
+        labels.append(rec)
+    by_page: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for rec in labels:
+        by_page[rec["page"]].append(rec)
+    out = []
+    for page, recs in by_page.items():
+        raw = (root / page).read_text(encoding="utf-8")
+        recs.sort(key=lambda r: r["char_start"])
+        stack: list[tuple[int, str]] = []
+        for i, rec in enumerate(recs):
+            start = rec["char_start"]
+            end = recs[i + 1]["char_start"] if i + 1 < len(recs) else len(raw)
+            line_end = raw.find("\n", start)
+            body_start = line_end + 1 if 0 <= line_end < end else end
+            level = int(rec.get("heading_level") or 1)
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            heading = " ".join(rec["heading"].split())
+            anchors = [t for _, t in stack] + [heading]
+            stack.append((level, heading))
+            out.append({**rec, "anchors": anchors, "body": _visible(raw[body_start:end])})
+    return out
+
+
+def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float | None = None) -> dict[str, Any]:
+    """Accuracy and confusion matrices per split (module docstring). ``min_confidence``: default the configured
+    ``sources.website.section_min_confidence``."""
+    from heritage_pipeline.core.config import load_chunking_config
+    from heritage_pipeline.sources.section_types import CATEGORIES, classify_section
+
+    if min_confidence is None:
+        min_confidence = load_chunking_config().sources.website.section_min_confidence
+    result: dict[str, Any] = {"min_confidence": min_confidence, "splits": {}}
+    for rec in load_sections(root):
+        pred, conf = classify_section(rec["anchors"], rec["body"], min_confidence=min_confidence)
+        split = result["splits"].setdefault(rec["split"], {"n": 0, "correct": 0, "by_lang": {}, "confusion": {},
+                                                           "errors": []})
+        split["n"] += 1
+        ok = pred == rec["label"]
+        split["correct"] += ok
+        lang = split["by_lang"].setdefault(rec["lang"], [0, 0])
+        lang[0] += ok
+        lang[1] += 1
+        row = split["confusion"].setdefault(rec["label"], {c: 0 for c in CATEGORIES})
+        row[pred] += 1
+        if not ok:
+            split["errors"].append({"page": rec["page"], "heading": rec["heading"], "gold": rec["label"],
+                                    "predicted": pred, "confidence": conf})
+    for split in result["splits"].values():
+        split["accuracy"] = round(split["correct"] / split["n"], 4) if split["n"] else None
+        split["by_lang"] = {k: {"correct": c, "n": n, "accuracy": round(c / n, 4)} for k, (c, n) in sorted(split["by_lang"].items())}
+    return result
+
+
+def sections_report(result: dict[str, Any]) -> str:
+    from heritage_pipeline.sources.section_types import CATEGORIES
+
+    lines = [f"# Section types on labelled real pages (min confidence {result['min_confidence']})", ""]
+    for name in sorted(result["splits"], key=lambda s: s != "test"):
+        s = result["splits"][name]
+        langs = ", ".join(f"{k} {v['accuracy']:.3f} ({v['correct']}/{v['n']})" for k, v in s["by_lang"].items())
+        lines += [f"## {name}: accuracy {s['accuracy']:.3f} ({s['correct']}/{s['n']})", "", f"Per language: {langs}", "",
+                  "| gold \\ predicted | " + " | ".join(CATEGORIES) + " | n |", "|---|" + "---:|" * (len(CATEGORIES) + 1)]
+        for gold in CATEGORIES:
+            row = s["confusion"].get(gold)
+            if row:
+                lines.append(f"| {gold} | " + " | ".join(str(row[c]) for c in CATEGORIES) + f" | {sum(row.values())} |")
+        lines += ["", "Errors:", ""] + [f"- {e['page'].split('/')[-1]}: {e['heading'][:60]!r} gold {e['gold']}, "
+                                          f"predicted {e['predicted']} ({e['confidence']:.2f})" for e in s["errors"]] + [""]
+    return "\n".join(lines)
