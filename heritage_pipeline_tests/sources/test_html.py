@@ -26,8 +26,14 @@ def _xpath_hits(raw: str, doc) -> tuple[int, int]:
     ok = 0
     for sec in doc.sections:
         b = doc.blocks[sec.first]
-        words = _norm(doc.text[b.start : b.content_end].lstrip("#-| "))[:30]
         els = tree.xpath(sec.meta["xpath"]) if sec.meta.get("xpath") else []
+        if b.kind == "record":
+            # A schema.org record's text is rendered from its data (slot: value lines), so its element is checked for
+            # the record's name in the markup that holds the data (the JSON-LD script, the microdata/RDFa attributes).
+            words = _norm(sec.anchors[-1])
+            ok += bool(els and words and words in _norm(lxml.html.tostring(els[0], encoding="unicode")))
+            continue
+        words = _norm(doc.text[b.start : b.content_end].lstrip("#-| "))[:30]
         ok += bool(els and words and words in _norm(els[0].text_content()))
     return ok, len(doc.sections)
 
