@@ -148,6 +148,3 @@ def write_quarantine(records: Iterable[QuarantineRecord], path: str | Path) -> i
     tmp.replace(path)
     return n
 
-
-QUARANTINE_SCHEMA = pa.schema([("path", pa.string()), ("reason", pa.string()), ("stage", pa.string()),
-                               ("source_type", pa.string())])

@@ -671,6 +671,3 @@ def build_assets(chunking_path: str | Path = CHUNKING_CONFIG_PATH, pipeline_path
     return [a.map_asset_specs(lambda spec: spec.replace_attributes(code_version=versions[spec.key.to_user_string()]))
             for a in _DEFINED]
 
-
-ASSETS = build_assets()  # from configs/*.yaml (or $HERITAGE_CHUNKING_CONFIG / $HERITAGE_PIPELINE_CONFIG)
-PARTITIONED_ASSETS = ASSETS[:6]

@@ -109,7 +109,7 @@ def test_keybert_on_the_embedder_model():
     from heritage_pipeline.core.config import EmbedderConfig
     from heritage_pipeline.embed.embedders import make_embedder
 
-    emb = make_embedder(EmbedderConfig())
+    emb = make_embedder(EmbedderConfig(model="minilm"))
     texts = ["Natural history museums hold type specimens that anchor species names for taxonomists.",
              "Le musée conserve des archives publiques ouvertes aux chercheurs chaque mardi."]
     kws = keybert_keywords(texts, ["en", "fr"], emb, top_k=6, diversity=0.5)
