@@ -48,12 +48,22 @@ class SettingsResource(dg.ConfigurableResource):
 
 
 class TokenizerResource(dg.ConfigurableResource):
-    """Token counting for every size in the pipeline (cl100k by default, offline)."""
+    """Token counting for every size in the pipeline: ``chunking.yaml``'s ``tokenizer`` and ``tokenizer_backend``
+    (cl100k by default, offline; both backends give the same ids)."""
 
     encoding: str = "cl100k"
+    backend: str = "auto"
 
     def get(self) -> Tokenizer:
-        return get_tokenizer(self.encoding)
+        """The shared tokenizer of this encoding and backend.
+
+        Returns:
+            A :class:`Tokenizer` (units: tokens of ``encoding``).
+
+        Raises:
+            ValueError: unknown encoding or backend, or an encoding not shipped (nothing is downloaded).
+        """
+        return get_tokenizer(self.encoding, self.backend)
 
 
 class EmbedderResource(dg.ConfigurableResource):
@@ -109,7 +119,7 @@ def build_resources(chunking_path: str | Path, pipeline_path: str | Path, *, dat
         "settings": SettingsResource(chunking_config=str(Path(chunking_path).resolve()),
                                      pipeline_config=str(Path(pipeline_path).resolve()),
                                      data_dir=str(pcfg.data_path), output_dir=str(out), storage_dir=str(out / "storage")),
-        "tokenizer": TokenizerResource(encoding=ccfg.tokenizer),
+        "tokenizer": TokenizerResource(encoding=ccfg.tokenizer, backend=ccfg.tokenizer_backend),
         "embedder": EmbedderResource(model=e.model, batch_size=e.batch_size, device=e.device, query_prefix=e.query_prefix,
                                      passage_prefix=e.passage_prefix, context_prefix=e.context_prefix,
                                      long_text=e.long_text, window_overlap_tokens=e.window_overlap_tokens,

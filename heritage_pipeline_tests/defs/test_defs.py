@@ -150,3 +150,19 @@ def test_workspace_yaml_points_at_the_definitions_module():
     ws = yaml.safe_load((REPO / "workspace.yaml").read_text())
     assert ws["load_from"][0]["python_module"]["module_name"] == "heritage_pipeline.definitions"
     assert os.path.exists(REPO / "heritage_pipeline" / "definitions.py")
+
+
+def test_tokenizer_backend_of_chunking_yaml_reaches_the_run(tmp_path):
+    """``tokenizer_backend: tiktoken`` is honoured by ``heritage-pipeline run`` (its Dagster tokenizer resource),
+    as it is by ``chunk_text``."""
+    import yaml
+
+    from heritage_pipeline.core.config import DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG
+    from heritage_pipeline.defs.resources import build_resources
+
+    data = yaml.safe_load(DEFAULT_CHUNKING_CONFIG.read_text(encoding="utf-8"))
+    data["tokenizer_backend"] = "tiktoken"
+    path = tmp_path / "chunking.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    resources = build_resources(path, DEFAULT_PIPELINE_CONFIG, output_dir=tmp_path / "out")
+    assert resources["tokenizer"].get().backend == "tiktoken"
