@@ -37,6 +37,7 @@ from heritage_pipeline_eval.ablation import distractor_docs, run_ablation
 from heritage_pipeline.chunking.ids import breadcrumb
 from heritage_pipeline.core.config import (DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, SOURCE_TYPES,
     load_chunking_config, load_pipeline_config)
+from heritage_pipeline.dedup.checks import deduped_checks, source_caps
 from heritage_pipeline.dedup.minhash import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
 from heritage_pipeline.sources.discovery import RawSource, discover, sources_to_table, table_to_sources
 from heritage_pipeline.enrich.heritage import annotate_heritage, copy_annotation, heritage_version, mention_context_key
@@ -404,7 +405,9 @@ CHECKS = [
     dg.AssetCheckSpec("spans_round_trip", asset="deduped_chunks",
                       description="Spans lie inside the raw file and, for Markdown/plain text, normalize(raw[start:end]) == text."),
     dg.AssetCheckSpec("no_chunk_over_max", asset="deduped_chunks",
-                      description="No chunk's embedded text (context prefix + text) exceeds the hard maximum, except flagged atomic units."),
+                      description="No chunk's embedded text (context prefix + text), recounted with the run's tokenizer, "
+                                  "exceeds its source type's hard maximum (websites and conversations have their own "
+                                  "caps under sources:), except flagged atomic units."),
     dg.AssetCheckSpec("no_empty_chunk", asset="deduped_chunks", description="No empty or whitespace-only chunk."),
     dg.AssetCheckSpec("ids_unique", asset="deduped_chunks", description="Chunk ids are unique."),
     dg.AssetCheckSpec("inputs_accounted_for", asset="deduped_chunks",
@@ -420,8 +423,8 @@ CHECKS = [
                 "Jaccard). Every drop is logged (dedup log Parquet beside the asset) and recorded in the survivor's "
                 "meta.duplicates. Asset checks verify spans, sizes, emptiness, id uniqueness and input accounting.",
 )
-def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource, enriched_chunks: pa.Table,
-                   raw_sources: pa.Table, parsed_sections: pa.Table):
+def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokenizer: TokenizerResource,
+                   enriched_chunks: pa.Table, raw_sources: pa.Table, parsed_sections: pa.Table):
     step = PartitionStep(context, settings, [enriched_chunks, raw_sources, parsed_sections])
     cfg = settings.chunking()
     log_path = settings.output_path / "storage" / "dedup_log" / step.lang / f"{step.source_type}.parquet"
@@ -455,21 +458,24 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
             "boilerplate_flagged": sum(1 for c in kept if c.quality.boilerplate),
             "length_ok": sum(1 for c in kept if c.quality.length_ok),
         })
-    yield from _checks(kept, log, cfg.quality.length.max_tokens, raw_sources, parsed_sections, items)
+    yield from _checks(kept, log, source_caps(cfg), tokenizer.get().count, raw_sources, parsed_sections, items,
+                       partition=step.partition)
 
 
-def _checks(kept, log, cap: int, raw_sources: pa.Table, parsed_sections: pa.Table, items=None):
-    """The asset checks, computed by :func:`heritage_pipeline.dedup.checks.deduped_checks`."""
-    from heritage_pipeline.dedup.checks import deduped_checks
+def _checks(kept, log, caps, count, raw_sources: pa.Table, parsed_sections: pa.Table, items=None, *, partition: str):
+    """The asset checks, computed by :func:`heritage_pipeline.dedup.checks.deduped_checks`; each result names its
+    partition (the UI lists one row per partition run)."""
 
     sources = table_to_sources(raw_sources)
     parsed = parsed_sections.select(["source_path", "text_is_raw", "structure"]).to_pylist()
     raw_docs = {d["source_path"]: d["text_is_raw"] for d in parsed}
     skip_reasons = {d["source_path"]: json.loads(d["structure"]).get("skipped", []) for d in parsed}
-    for o in deduped_checks(items if items is not None else kept, kept, log, cap, {s.path: s.text for s in sources},
-                            raw_docs, {s.path: s.status for s in sources}, skip_reasons):
+    for o in deduped_checks(items if items is not None else kept, kept, log, caps, {s.path: s.text for s in sources},
+                            raw_docs, {s.path: s.status for s in sources}, skip_reasons, count=count):
         meta = {k: dg.MetadataValue.json(v) if isinstance(v, (list, dict)) else v for k, v in o.metadata.items()}
+        meta["partition"] = partition
         yield dg.AssetCheckResult(check_name=o.name, passed=o.passed, metadata=meta,
+                                  description=f"{o.name} on partition {partition}: {'passed' if o.passed else 'failed'}",
                                   severity=dg.AssetCheckSeverity.WARN if o.severity == "WARN" else dg.AssetCheckSeverity.ERROR)
 
 
