@@ -350,8 +350,10 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     todo = [c for c, k in zip(items, keys) if k not in reuse]
     cache = embedder.cache()
     try:
-        P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache, data_dir=settings.data_path)
-        embedded_now = cache.misses if cache else len(todo)
+        stats: dict[str, int] = {}
+        P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache, data_dir=settings.data_path,
+                       stats=stats)
+        embedded_now = stats["passages_embedded_now"]
     finally:
         if cache:
             cache.close()

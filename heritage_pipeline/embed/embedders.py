@@ -270,7 +270,7 @@ class USEEmbedder(WindowedEmbedder):
 
         self.model = USE(threads=threads or max(1, os.cpu_count() or 1))
         self.model_id = "use-multilingual-v3"
-        self.dim = 512
+        self.dim = int(self._encode(["dim"]).shape[1])  # read from the model (512 for USE v3), not assumed
         self.max_tokens = None
 
     def _encode(self, texts: list[str]) -> np.ndarray:

@@ -155,6 +155,11 @@ def test_use_multilingual_reads_whole_text_and_is_cross_lingual():
                                        "Le train part à huit heures." * 200])
     assert counts == [1, 1, 1]
     assert float(vecs[0] @ vecs[1]) > float(vecs[0] @ vecs[2])
+    # whole text: two ~2,400-token texts that differ only in their last sentence get different vectors (a model that
+    # truncated would see the same first tokens and return the same vector)
+    filler = "The train leaves the station at eight and arrives at noon. " * 200
+    a, b = use.embed_passages([filler + "The museum keeps paintings.", filler + "Der Hund schläft im Garten."])[0]
+    assert float(np.abs(a - b).max()) > 1e-3  # measured 2e-3 (a mean over ~2,400 tokens moves little, but moves)
 
 
 @pytest.mark.slow
