@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import numpy as np
-import pyarrow as pa
 
 from heritage_pipeline.chunking.chunker import Chunker
 from heritage_pipeline.core.config import ChunkingConfig, EmbedderConfig

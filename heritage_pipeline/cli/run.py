@@ -256,9 +256,8 @@ def _parts_left_out(storage: Path, partitions) -> Counter:
 def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: list[str]) -> None:
     import pyarrow.parquet as pq
 
-    from heritage_pipeline.core.models import QuarantineRecord
     from heritage_pipeline.defs.partitions import partition_key_str
-    from heritage_pipeline.stages import write_quarantine
+    from heritage_pipeline.index.sync import quarantine_records
 
     storage = out / "storage"
     files = Counter((s.source_type, s.lang) for s in sources)
@@ -272,16 +271,9 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
         total += n_final
         t.add_row(partition_key_str(st, lang), str(files[(st, lang)]), str(n_chunks), str(n_final))
     console.print(t)
-    records: list[QuarantineRecord] = [QuarantineRecord(path=s.path, reason=s.reason, stage="discover") for s in sources
-                                       if s.status == "quarantined"]
-    for qf in sorted((storage / "quarantine").rglob("*.jsonl")) if (storage / "quarantine").exists() else []:
-        for line in qf.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                records.append(QuarantineRecord.model_validate_json(line))
-    # a file refused at discovery is also recorded by the parse stage: list each (path, reason) once
-    records = list({(r.path, r.reason): r for r in records}.values())
+    # quarantine.jsonl itself is written by the lancedb_index asset (index/sync.py), as in a UI-launched run
+    records = quarantine_records(storage)
     skipped = [s for s in sources if s.status == "skipped"]
-    write_quarantine(records, out / "quarantine.jsonl")
     from heritage_pipeline.sources.accounting import parsed_files_from_storage, summarize_inputs
 
     inputs = summarize_inputs({s.path: (s.status, s.reason or "skipped by its parser (parsed_sections' skipped_items)")

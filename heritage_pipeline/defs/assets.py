@@ -42,14 +42,11 @@ from heritage_pipeline.dedup.minhash import DEDUP_LOG_SCHEMA, DedupRecord, log_t
 from heritage_pipeline.sources.discovery import RawSource, discover, sources_to_table, table_to_sources
 from heritage_pipeline.enrich.heritage import annotate_heritage, copy_annotation, heritage_version, mention_context_key
 from heritage_pipeline.incremental.versions import (add_row_keys, chained_version, digest, is_current,
-    read_if_code_version, read_if_version, read_table, reusable_rows, source_hash, stored_versions, with_versions,
+    read_if_code_version, read_if_version, reusable_rows, source_hash, stored_versions, with_versions,
     write_text_atomic, write_version_marker)
-from heritage_pipeline.index.writer import (build_fts, indexed_partition_versions, indexed_partitions, open_table,
-    refresh_fts, sync_partitions)
-from heritage_pipeline.index.schema import chunk_rows
-from heritage_pipeline.core.models import Chunk, QuarantineRecord, chunks_to_table, table_to_chunks, table_vectors
+from heritage_pipeline.index.sync import sync_index
+from heritage_pipeline.core.models import Chunk, QuarantineRecord, chunks_to_table, table_to_chunks
 from heritage_pipeline.sources.dispatch import docs_to_table, table_to_docs
-from heritage_pipeline.core.text import normalize
 from .io_managers import partition_path
 from .partitions import language_partitions, partition_key_str, source_language_partitions, split_partition_key
 from .resources import EmbedderResource, LanceDBResource, SettingsResource, TokenizerResource
@@ -516,92 +513,43 @@ INDEX_AUTOMATION = (dg.AutomationCondition.any_deps_match(dg.AutomationCondition
                     & ~dg.AutomationCondition.in_progress()).with_label("after partition updates")
 
 
-def _embedded_partitions(context: dg.AssetExecutionContext, settings: SettingsResource) -> dict[str, tuple[str | None, object]]:
-    """``{partition key: (data version or None, path)}`` of every stored embedded_chunks partition of a registered
-    language."""
+def _embedded_partitions(context: dg.AssetExecutionContext, settings: SettingsResource) -> dict[str, Path]:
+    """``{partition key: path}`` of every stored embedded_chunks partition of a registered language."""
     out = {}
     for lang in sorted(context.instance.get_dynamic_partitions(language_partitions.name)):
         for st in SOURCE_TYPES:
             key = partition_key_str(st, lang)
             path = partition_path(settings.storage, "embedded_chunks", key)
             if path.exists():
-                out[key] = (stored_versions(path)[0], path)
+                out[key] = path
     return out
 
 
 @dg.asset(
     group_name="index", kinds={"lancedb"}, automation_condition=INDEX_AUTOMATION,
     deps=[dg.AssetDep("embedded_chunks", partition_mapping=dg.AllPartitionMapping())],
+    op_tags={"index_writes": "lancedb"},
     description="LanceDB table of every materialised partition (vector, metadata columns, native full-text index). "
                 "Only partitions whose data version changed are rewritten, all of them in one merge_insert commit "
                 "(a crash leaves the previous version whole); nothing is written when nothing changed. Also writes "
-                "the final chunks as JSONL.",
+                "the final chunks as chunks.jsonl and every quarantined file as quarantine.jsonl. Index writes are "
+                "serialised by a file lock (a concurrent run waits) and, for daemon-launched runs, by the "
+                "index_writes tag concurrency limit.",
 )
 def lancedb_index(context: dg.AssetExecutionContext, settings: SettingsResource, lancedb: LanceDBResource) -> dg.MaterializeResult:
-    import numpy as np
-
-    current = _embedded_partitions(context, settings)
-    indexed = indexed_partition_versions(lancedb.uri, lancedb.table)
-    counts = indexed_partitions(lancedb.uri, lancedb.table)
-    # each partition's rows are recorded as "<index code version>:<data version>": a change of the row layout, the
-    # FTS config or outputs.fields rewrites every partition, not only those whose chunks changed
-    cv = runtime_code_version(context, settings)
-    want = {k: f"{cv}:{v}" for k, (v, _) in current.items() if v}
-
-    def rows_in(path) -> int:
-        with path.open("rb") as f:
-            return pq.ParquetFile(f).metadata.num_rows
-
-    changed = sorted(k for k, (v, path) in current.items()
-                     if v is None or indexed.get(k) != want[k] or counts.get(k, 0) != rows_in(path))
-    removed = sorted(k for k in counts if k not in current)
-    code_changed = any(not indexed[k].startswith(f"{cv}:") for k in changed if k in indexed)
-    data_version = digest("lancedb_index", cv, *(f"{k}={v}" for k, (v, _) in sorted(current.items())))
-    jsonl = settings.output_path / "chunks.jsonl"
-    jsonl_stale = not is_current(jsonl, data_version)
-    tables = {k: read_table(path) for k, (_, path) in current.items()} if (changed or removed or jsonl_stale) else {}
-    if changed or removed:
-        parts = {}
-        for k in changed:
-            t = tables[k]
-            items = table_to_chunks(t)
-            parts[k] = chunk_rows(items, np.asarray(table_vectors(t), dtype=np.float32), k) if items else pa.table({})
-        stats = sync_partitions(lancedb.uri, lancedb.table, parts, {k: want[k] for k in changed if k in want},
-                                remove=removed, fts=False)
-        rows, n_parts = stats.rows, stats.partitions
-    else:
-        context.log.info("no partition changed since the index was written: nothing to write")
-        rows, n_parts = sum(counts.values()), len(counts)
-    if rows:  # also on a run with nothing to write: completes an FTS refresh a crash interrupted
-        tbl = open_table(lancedb.uri, lancedb.table)
-        (build_fts if code_changed else refresh_fts)(tbl)
-    index_bytes, version = _dir_bytes(lancedb.uri), _table_version(lancedb.uri, lancedb.table)
-    n_lines = None
-    if tables:
-        all_chunks = [c for k in sorted(tables) for c in table_to_chunks(tables[k])]
-        n_lines = P.write_jsonl(sorted(all_chunks, key=lambda c: c.id), jsonl, settings.chunking().outputs.fields)
-        write_version_marker(jsonl, data_version)
-    per_partition = indexed_partitions(lancedb.uri, lancedb.table)
-    return dg.MaterializeResult(data_version=dg.DataVersion(data_version), metadata={
-        "dagster/row_count": rows, "partitions": n_parts, "index_bytes": index_bytes, "lancedb_version": version,
-        "partitions_rewritten": dg.MetadataValue.json(changed), "partitions_removed": dg.MetadataValue.json(removed),
-        "uri": dg.MetadataValue.path(lancedb.uri), "jsonl": dg.MetadataValue.path(str(jsonl)),
-        "jsonl_lines": n_lines if n_lines is not None else rows, "data_version": data_version[:16],
-        "chunks_per_partition": dg.MetadataValue.md(_md_table(sorted(per_partition.items()), ("partition", "chunks"))),
+    res = sync_index(lancedb.uri, lancedb.table, _embedded_partitions(context, settings),
+                     runtime_code_version(context, settings), settings.output_path, settings.chunking().outputs.fields,
+                     log=context.log.info)
+    return dg.MaterializeResult(data_version=dg.DataVersion(res.data_version), metadata={
+        "dagster/row_count": res.rows, "partitions": res.partitions, "index_bytes": res.index_bytes,
+        "lancedb_version": res.lancedb_version,
+        "partitions_rewritten": dg.MetadataValue.json(res.rewritten), "partitions_removed": dg.MetadataValue.json(res.removed),
+        "uri": dg.MetadataValue.path(lancedb.uri), "jsonl": dg.MetadataValue.path(str(settings.output_path / "chunks.jsonl")),
+        "jsonl_lines": res.jsonl_lines, "quarantined_files": res.quarantined,
+        "quarantine": dg.MetadataValue.path(str(settings.output_path / "quarantine.jsonl")),
+        "waited_for_lock_s": res.waited_for_lock_s, "data_version": res.data_version[:16],
+        "chunks_per_partition": dg.MetadataValue.md(_md_table(sorted(res.per_partition.items()), ("partition", "chunks"))),
     })
-
-
-def _dir_bytes(uri: str) -> int:
-    from heritage_pipeline.index.writer import dir_bytes
-
-    return dir_bytes(uri) if "://" not in uri else 0
-
-
-def _table_version(uri: str, table: str) -> int:
-    import lancedb as ldb
-
-    db = ldb.connect(uri)
-    return int(db.open_table(table).version) if table in db.table_names() else 0
 
 
 def _files_digest(paths: list[Path]) -> list[str]:
