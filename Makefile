@@ -23,8 +23,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q torch==2.13.0 -e '.[dev]'
 	@touch $(STAMP)
 
-$(DAGSTER_HOME):
+# The instance settings (telemetry off, run queue, index-write limit) come from configs/dagster.yaml.
+$(DAGSTER_HOME): configs/dagster.yaml
 	@mkdir -p $(DAGSTER_HOME)
+	@cp configs/dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 
 run: install | $(DAGSTER_HOME)
 	$(BIN)/heritage-pipeline run

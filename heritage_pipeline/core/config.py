@@ -329,22 +329,19 @@ class AblationConfig(_Strict):
 
 
 class ExecutorConfig(_Strict):
-    """How Dagster executes the steps of a run, and how many partition runs the CLI ``run`` keeps in flight.
+    """How Dagster executes the steps of a run (``heritage_pipeline.defs.executors``).
 
     ``kind``: ``in_process`` (default: every step in the run's process; right for small partitions, since the
     multiprocess executor costs ~10 s per step on 2 cores), ``multiprocess`` (one process per step, at most
-    ``max_concurrent`` at once), ``dask`` (steps go to a Dask cluster through ``dagster-dask``: the scheduler at
-    ``dask_address``, e.g. ``tcp://scheduler:8786``, or a local cluster of ``dask_workers`` worker processes with
-    ``dask_threads_per_worker`` threads each when the address is empty). ``parallel_runs``: partition runs the
-    CLI launches at once (0 = 1 for in_process/multiprocess, ``dask_workers`` for dask).
+    ``max_concurrent`` at once) or ``celery`` (steps are Celery tasks on the broker ``celery_broker``, run by
+    ``dagster-celery worker`` processes; results in ``celery_backend``, default the broker). Partition runs at once:
+    Dagster's run queue (``configs/dagster.yaml``), not a setting here.
     """
 
-    kind: Literal["in_process", "multiprocess", "dask"] = "in_process"
+    kind: Literal["in_process", "multiprocess", "celery"] = "in_process"
     max_concurrent: int = Field(default=2, ge=1, le=512)
-    dask_address: str = ""
-    dask_workers: int = Field(default=2, ge=1, le=512)
-    dask_threads_per_worker: int = Field(default=1, ge=1, le=64)
-    parallel_runs: int = Field(default=0, ge=0, le=512)
+    celery_broker: str = "redis://127.0.0.1:6379/0"
+    celery_backend: str = ""
 
 
 class PipelineConfig(_Strict):
