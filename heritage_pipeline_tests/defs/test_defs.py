@@ -187,3 +187,16 @@ def test_project_dagster_yaml_queues_runs_and_limits_index_writers(tmp_path, pro
     defs = project.definitions()
     assert defs.resolve_job_def("index_job").tags.items() >= INDEX_WRITES_TAG.items()
     assert defs.resolve_sensor_def("index_automation").run_tags == INDEX_WRITES_TAG
+
+
+def test_every_code_version_hashes_the_stage_logic_it_runs():
+    """An asset's code version covers defs/assets.py (its body holds reuse logic) and, for the index, index/sync.py:
+    editing either can never reuse outputs stored by the old code."""
+    from heritage_pipeline.defs.versions import STAGES, hashed_files
+    from heritage_pipeline.incremental.versions import module_closure
+
+    package = REPO / "heritage_pipeline"
+    for stage, spec in STAGES.items():
+        covered = set(module_closure(*spec.modules)) | set(hashed_files(stage))
+        assert package / "defs" / "assets.py" in covered, stage
+    assert package / "index" / "sync.py" in set(module_closure(*STAGES["lancedb_index"].modules))
