@@ -407,7 +407,9 @@ CHECKS = [
     group_name="chunk", kinds={"python", "datasketch", "parquet"}, **PARTITIONED, check_specs=CHECKS,
     description="Chunks after exact and MinHash-LSH near-duplicate removal (every LSH candidate confirmed by exact "
                 "Jaccard). Every drop is logged (dedup log Parquet beside the asset) and recorded in the survivor's "
-                "meta.duplicates. Asset checks verify spans, sizes, emptiness, id uniqueness and input accounting.",
+                "meta.duplicates. Asset checks verify spans, sizes, emptiness, id uniqueness and input accounting. "
+                "Deduplication is within the partition only (a partition's rows must not depend on another "
+                "partition), so the same passage may remain in two partitions.",
 )
 def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokenizer: TokenizerResource,
                    enriched_chunks: pa.Table, raw_sources: pa.Table, parsed_sections: pa.Table):
