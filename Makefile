@@ -55,5 +55,6 @@ $(BENCH_STAMP): $(STAMP)
 bench: install $(BENCH_STAMP)
 	$(BIN)/python -m heritage_pipeline_eval.bench.chunker $(BENCH_ARGS)
 
+# data/output holds the derived models too (cache/models: ONNX export, model2vec distillation)
 clean:
 	rm -rf data/output .dagster_home

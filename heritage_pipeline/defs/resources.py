@@ -79,6 +79,7 @@ class EmbedderResource(dg.ConfigurableResource):
     window_overlap_tokens: int = 32
     cache_path: str = ""
     backend: str = "torch"
+    model_cache: str = ""  # where onnx-int8 / model2vec models are derived: <output>/cache/models
 
     def config(self) -> EmbedderConfig:
         return EmbedderConfig(model=self.model, batch_size=self.batch_size, device=self.device,
@@ -88,15 +89,16 @@ class EmbedderResource(dg.ConfigurableResource):
                               backend=self.backend)  # type: ignore[arg-type]
 
     def get(self):
-        return _embedder(self.config())
+        """The embedder of this config (built once per process and config)."""
+        return _embedder(self.config(), self.model_cache)
 
     def cache(self) -> EmbeddingCache | None:
         return EmbeddingCache(self.cache_path) if self.cache_path else None
 
 
 @lru_cache(maxsize=4)
-def _embedder(cfg: EmbedderConfig):
-    return make_embedder(cfg)
+def _embedder(cfg: EmbedderConfig, model_cache: str = ""):
+    return make_embedder(cfg, model_cache=model_cache or None)
 
 
 class LanceDBResource(dg.ConfigurableResource):
@@ -123,7 +125,8 @@ def build_resources(chunking_path: str | Path, pipeline_path: str | Path, *, dat
         "embedder": EmbedderResource(model=e.model, batch_size=e.batch_size, device=e.device, query_prefix=e.query_prefix,
                                      passage_prefix=e.passage_prefix, context_prefix=e.context_prefix,
                                      long_text=e.long_text, window_overlap_tokens=e.window_overlap_tokens,
-                                     cache_path=str(out / "cache" / "embeddings.sqlite"), backend=e.backend),
+                                     cache_path=str(out / "cache" / "embeddings.sqlite"), backend=e.backend,
+                                     model_cache=str(out / "cache" / "models")),
         "lancedb": LanceDBResource(uri=pcfg.resolve(pcfg.lancedb.uri) if output_dir is None else str(out / "lancedb"),
                                    table=pcfg.lancedb.table),
         "io_manager": ParquetIOManagerFactory(base_dir=str(out / "storage")),
