@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import numpy as np
-import pyarrow as pa
 
 from heritage_pipeline.chunking.chunker import Chunker
 from heritage_pipeline.core.config import ChunkingConfig, EmbedderConfig
@@ -89,14 +88,32 @@ def passage_vectors(chunks: list[Chunk], embedder, ecfg: EmbedderConfig, cache: 
 
 
 def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecfg: EmbedderConfig | None = None,
-                 cache: EmbeddingCache | None = None, data_dir: str | Path | None = None) -> list[Chunk]:
-    """Keywords, NER, heritage mentions (gazetteer from the registries under ``data_dir``, default the bundled
-    data), per-chunk language, section embeddings, quality flags. KeyBERT reuses the chunk's passage vector (cached,
-    so the embedding stage does not embed it again)."""
+                 cache: EmbeddingCache | None = None, data_dir: str | Path | None = None,
+                 stats: dict[str, int] | None = None) -> list[Chunk]:
+    """Keywords, NER, heritage mentions, per-chunk language, section embeddings and quality flags, in place.
+
+    KeyBERT reuses the chunk's passage vector (cached, so the embedding stage does not embed it again).
+
+    Args:
+        chunks: the chunks to enrich (modified in place).
+        config: the chunking config (``context`` and ``quality`` sections).
+        embedder: the passage embedder (KeyBERT and section embeddings), or None to skip both.
+        ecfg: the embedder config (context prefix, passage prefix); default the model defaults.
+        cache: the embedding cache, or None.
+        data_dir: the data folder whose registries build the gazetteer (default the bundled data).
+        stats: if given, receives ``passages_embedded_now``: chunk passages embedded now for KeyBERT (keyword
+            candidates and breadcrumbs are not passages and are not counted).
+
+    Returns:
+        ``chunks``.
+    """
     annotate_heritage(chunks, config, data_dir)  # heritage mentions + coreference (enrich/heritage.py) -> meta.mentioned_entities
     doc_vectors = None
+    embedded = 0
     if embedder is not None and config.context.keywords.method == "keybert" and chunks:
-        doc_vectors, _, _ = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)
+        doc_vectors, _, embedded = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)
+    if stats is not None:
+        stats["passages_embedded_now"] = embedded
     enrich_chunks(chunks, config, embedder, doc_vectors, cache)
     assess_quality(chunks, config)
     return chunks
@@ -148,6 +165,3 @@ def write_quarantine(records: Iterable[QuarantineRecord], path: str | Path) -> i
     tmp.replace(path)
     return n
 
-
-QUARANTINE_SCHEMA = pa.schema([("path", pa.string()), ("reason", pa.string()), ("stage", pa.string()),
-                               ("source_type", pa.string())])

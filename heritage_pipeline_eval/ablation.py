@@ -276,8 +276,8 @@ def recommend(rows: list[dict[str, Any]], min_answer_in_budget: float = 0.93) ->
         top = max(cand, key=lambda r: (r["ndcg@10"], -r["size_tokens"]))
         if top is not chosen:
             why += (f" The highest nDCG@10 is {top['mode']} {top['size_tokens']}/{top['overlap_ratio']:.0%} at "
-                    f"{top['ndcg@10']:.3f} with answer within 2000 tokens {top['answer_in_2000_tokens']:.3f}: larger "
-                    "chunks rank the right passage slightly more often but cost more context per hit.")
+                    f"{top['ndcg@10']:.3f} with answer within 2000 tokens {top['answer_in_2000_tokens']:.3f}: "
+                    + _compare_to_top(top, chosen) + ".")
         sizes = sorted({r["size_tokens"] for r in cand})
         trend = [max(r["ndcg@10"] for r in cand if r["size_tokens"] == s) for s in sizes]
         budget = [max(r["answer_in_2000_tokens"] for r in cand if r["size_tokens"] == s) for s in sizes]
@@ -293,6 +293,53 @@ def recommend(rows: list[dict[str, Any]], min_answer_in_budget: float = 0.93) ->
                      "overlap_ratio": chosen["overlap_ratio"], "ndcg@10": chosen["ndcg@10"],
                      "mrr@10": chosen["mrr@10"], "hit@5": chosen["hit@5"],
                      "answer_in_2000_tokens": chosen["answer_in_2000_tokens"], "why": why}
+    return out
+
+
+def _compare_to_top(top: dict[str, Any], chosen: dict[str, Any]) -> str:
+    """One clause comparing the best-ranking row with the chosen one, every word computed from the two rows."""
+    if top["size_tokens"] == chosen["size_tokens"]:
+        what = f"at the same size ({top['size_tokens']} tokens)"
+        if top["overlap_ratio"] != chosen["overlap_ratio"]:
+            what += f" {top['overlap_ratio']:.0%} overlap instead of {chosen['overlap_ratio']:.0%}"
+        if top["mode"] != chosen["mode"]:
+            what += f" {top['mode']} mode instead of {chosen['mode']}"
+    else:
+        what = (f"{'larger' if top['size_tokens'] > chosen['size_tokens'] else 'smaller'} chunks "
+                f"({top['size_tokens']} vs {chosen['size_tokens']} tokens)")
+    d_ndcg = top["ndcg@10"] - chosen["ndcg@10"]
+    d_budget = top["answer_in_2000_tokens"] - chosen["answer_in_2000_tokens"]
+    budget = ("put the answer within 2000 tokens as often" if abs(d_budget) < 5e-4 else
+              f"put the answer within 2000 tokens {'more' if d_budget > 0 else 'less'} often ({d_budget:+.3f})")
+    return f"{what} rank the right passage {d_ndcg:+.3f} nDCG@10 higher and {budget}"
+
+
+def describe_corpus(golden_dirs: dict[str, Path], inputs: dict[str, tuple[list, dict, list]]) -> list[str]:
+    """What the report was measured on, per language, read from the golden sets and the corpus actually used.
+
+    Args:
+        golden_dirs: language -> golden-set folder (its optional ``manifest.json`` names the source data set).
+        inputs: language -> (questions, golden documents, corpus documents) as evaluated.
+
+    Returns:
+        One sentence per language (questions, golden documents and their source, distractors in documents and
+        characters; "no distractor documents" when there were none).
+    """
+    out = []
+    for lang, (questions, docs, corpus) in sorted(inputs.items()):
+        src = ""
+        manifest = Path(golden_dirs[lang]) / "manifest.json"
+        if manifest.is_file():
+            try:
+                name = json.loads(manifest.read_text(encoding="utf-8")).get("src")
+            except ValueError:
+                name = None
+            src = f" from {name}" if name else ""
+        distractors = [d for d in corpus if not d.is_golden]
+        dist = (f"{len(distractors)} distractor documents ({sum(len(d.text) for d in distractors):,} characters)"
+                if distractors else "no distractor documents")
+        out.append(f"{lang}: {len(questions)} questions on {len(docs)} golden documents{src} "
+                   f"({golden_dirs[lang]}), with {dist}.")
     return out
 
 
@@ -316,8 +363,19 @@ def compare_embedders(lang: str, questions: list[GoldenQuestion], docs: dict[str
     return rows
 
 
-def to_markdown(rows: list[dict[str, Any]], recs: dict[str, dict[str, Any]], embedder_rows: list[dict[str, Any]] = ()) -> str:
-    """The report's Markdown: recommendation per language, the embedder comparison, then every row."""
+def to_markdown(rows: list[dict[str, Any]], recs: dict[str, dict[str, Any]], embedder_rows: list[dict[str, Any]] = (),
+                corpus: list[str] | None = None, presets: dict[str, Any] | None = None) -> str:
+    """The report's Markdown: recommendation per language, what it was measured on, the embedders, every row.
+
+    Args:
+        rows: the grid rows; recs: the recommendations (:func:`recommend`); embedder_rows: :func:`compare_embedders`.
+        corpus: sentences describing the evaluated corpus (:func:`describe_corpus`); omitted when None.
+        presets: the domain presets of the chunking config (``domains.presets``: name -> size_tokens and
+            overlap_ratio), named as not re-tuned by this report; omitted when None.
+
+    Returns:
+        Markdown text.
+    """
     if not rows:
         return ("No golden set was evaluated: no `<golden>/<lang>/golden.jsonl` was found for the configured "
                 "languages (`ablation.languages`), so there is nothing to report.")
@@ -326,11 +384,13 @@ def to_markdown(rows: list[dict[str, Any]], recs: dict[str, dict[str, Any]], emb
         lines.append(f"**{lang}** ({rec['retriever']}, {rec['mode']} {rec['size_tokens']} tokens / "
                      f"{rec['overlap_ratio']:.0%} overlap): {rec['why']}")
         lines.append("")
-    lines.append("Domains: the golden sets are encyclopedic prose (XQuAD / PIAF Wikipedia articles) mixed with docs, "
-                 "legal and FAQ distractors; the recommendation applies to prose documentation. No golden set exists "
-                 "for questions about technical docs, legal codes or FAQs, so their presets in configs/chunking.yaml "
-                 "(tech 700/20%, legal 600/25%, FAQ 500/15%) are not re-tuned by this report.")
-    lines.append("")
+    if corpus:
+        lines += ["Measured on: " + " ".join(corpus), ""]
+    if presets:
+        shown = ", ".join(f"{name} {p.size_tokens}/{p.overlap_ratio:.0%}" for name, p in sorted(presets.items()))
+        lines += [f"The domain presets of the chunking config ({shown}) are applied by the pipeline to documents "
+                  "their rules match; this report measures the sizes of `ablation.sizes` on the corpus above and "
+                  "does not re-tune those presets.", ""]
     if embedder_rows:
         lines += ["## Embedders at the recommended setting", "",
                   "| lang | embedder | retriever | hit@5 | MRR@10 | nDCG@10 (95% CI) | in 2000 tok | dim | queries/s |",
@@ -389,13 +449,14 @@ def plot(rows: list[dict[str, Any]], recs: dict[str, dict[str, Any]], path: Path
 
 
 def write_report(rows: list[dict[str, Any]], out_dir: str | Path, embedder_rows: list[dict[str, Any]] = (),
-                 recs: dict[str, dict[str, Any]] | None = None) -> AblationResult:
+                 recs: dict[str, dict[str, Any]] | None = None, corpus: list[str] | None = None,
+                 presets: dict[str, Any] | None = None) -> AblationResult:
     """Mark recommendations and write ``ablation.json``, ``ablation.csv``, ``ablation.md``, ``ablation.png``
-    (and ``embedders.json`` when embedders were compared)."""
+    (and ``embedders.json`` when embedders were compared); ``corpus`` and ``presets`` see :func:`to_markdown`."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     recs = recs if recs is not None else recommend(rows)
-    md = to_markdown(rows, recs, list(embedder_rows))
+    md = to_markdown(rows, recs, list(embedder_rows), corpus, presets)
     paths = {"json": str(out / "ablation.json"), "csv": str(out / "ablation.csv"), "markdown": str(out / "ablation.md"),
              "plot": str(out / "ablation.png")}
     Path(paths["json"]).write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -497,4 +558,4 @@ def run_ablation(golden_dirs: dict[str, Path], distractors: dict[str, list[Corpu
     if abl.embedder_candidates:
         for lang, (questions, docs, corpus) in inputs.items():
             embedder_rows += compare_embedders(lang, questions, docs, corpus, cfg, abl, lcfg, recs[lang], cache, progress)
-    return write_report(rows, out_dir, embedder_rows, recs)
+    return write_report(rows, out_dir, embedder_rows, recs, describe_corpus(golden_dirs, inputs), cfg.domains.presets)

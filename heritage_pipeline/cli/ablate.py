@@ -57,7 +57,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
                                                     abl.distractor_corpora, abl.distractor_max_file_chars)
         n_chars = sum(len(d.text) for d in distractors[lang])
         err.print(f"{lang}: {len(distractors[lang])} distractor documents, {n_chars} characters")
-    embedder = make_embedder(pcfg.embedder)
+    embedder = make_embedder(pcfg.embedder, model_cache=pcfg.output_path / "cache" / "models")
     out = Path(args.out)
     cache = EmbeddingCache(args.cache or out / "embeddings.sqlite")
     t0 = time.perf_counter()

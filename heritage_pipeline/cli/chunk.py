@@ -69,7 +69,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     parsed = P.parse_sources(sources, cfg)
     items = P.chunk_documents(parsed.docs, cfg)
     needs_model = cfg.context.keywords.method == "keybert" or cfg.context.section_embedding
-    embedder = make_embedder(pcfg.embedder) if (needs_model and items and not args.no_model) else None
+    embedder = make_embedder(pcfg.embedder, model_cache=pcfg.output_path / "cache" / "models") if (needs_model and items and not args.no_model) else None
     if embedder is None and cfg.context.keywords.method == "keybert":
         cfg = cfg.model_copy(update={"context": cfg.context.model_copy(update={
             "keywords": cfg.context.keywords.model_copy(update={"method": "rake"})})})

@@ -31,14 +31,12 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--config", default=str(DEFAULT_CHUNKING_CONFIG), help="chunking.yaml (default: configs/chunking.yaml)")
         sp.add_argument("--pipeline-config", default=str(DEFAULT_PIPELINE_CONFIG), help="pipeline.yaml (default: configs/pipeline.yaml)")
 
-    r = sub.add_parser("run", help="materialise every asset and partition in-process (the main job)")
+    r = sub.add_parser("run", help="materialise every partition (ingest_job), then the index and report (index_job)")
     common(r)
     r.add_argument("--data-dir", help="data folder with raw/<source_type>/ and golden/<lang>/ (default: data)")
     r.add_argument("--out", help="output folder (default: data/output)")
-    r.add_argument("--executor", choices=("in_process", "multiprocess", "dask"),
-                   help="Dagster executor for the partition runs (default: executor.kind in pipeline.yaml)")
-    r.add_argument("--parallel-runs", type=int, help="partition runs at once (default: executor.parallel_runs)")
-    r.add_argument("--dask-address", help="Dask scheduler address (default: executor.dask_address, else a local cluster)")
+    r.add_argument("--executor", choices=("in_process", "multiprocess", "celery"),
+                   help="Dagster executor of the runs' steps (default: executor.kind in pipeline.yaml)")
     r.set_defaults(func=cmd_run)
 
     c = sub.add_parser("chunk", help="parse, chunk, enrich and deduplicate files into JSONL")

@@ -24,26 +24,33 @@ from .console import QUIET_RUN_CONFIG, _progress, console, err
 
 # ------------------------------------------------------------------------------------------------------------ run
 def cmd_run(args: argparse.Namespace) -> int:
-    """Materialise every partition of the partitioned assets, then ``lancedb_index`` and ``ablation_report``.
+    """Materialise every partition through ``ingest_job``, then ``index_job`` (``lancedb_index``, ``ablation_report``).
 
-    Partitions: every (source_type, language) found in the raw files, plus every partition stored by an earlier run
-    (so that one whose files were removed or moved is emptied, not left in the index). Unchanged partitions reuse
-    their stored outputs (see :mod:`heritage_pipeline.incremental.versions`). Executor: ``executor`` in pipeline.yaml or
-    ``--executor``; ``--parallel-runs`` partition runs at once.
+    The runs are Dagster runs of the named jobs on the project's Dagster instance (``$DAGSTER_HOME``), so they show
+    in the UI as ``ingest_job`` / ``index_job`` and write exactly what a UI-launched run writes. Partitions: every
+    (source_type, language) found in the raw files, plus every partition stored by an earlier run (so one whose
+    files were removed is emptied, not left in the index). Unchanged partitions reuse their stored outputs (see
+    :mod:`heritage_pipeline.incremental.versions`). Executor: ``executor.kind`` in pipeline.yaml or ``--executor``:
+    ``in_process`` runs each job in this process (``execute_in_process``); ``multiprocess`` and ``celery`` launch a
+    reconstructable job (``dagster.execute_job``) whose steps that executor runs. To run partitions concurrently,
+    launch a backfill through the daemon (``make dev``): its run queue (``configs/dagster.yaml``) does that.
+
+    Args:
+        args: the parsed ``run`` options.
+
+    Returns:
+        0 when every run succeeded, 1 when a step failed (the summary names it).
     """
     import dagster as dg
 
-    from heritage_pipeline.defs.assets import discover_once
-    from heritage_pipeline.defs.executors import parallel_runs
-
-    _restore_termination_signals()
     from heritage_pipeline.definitions import build_definitions
+    from heritage_pipeline.defs.assets import discover_once
     from heritage_pipeline.defs.partitions import language_partitions, partition_key_str
 
+    _restore_termination_signals()
     pcfg = load_pipeline_config(args.pipeline_config).with_paths(data_dir=args.data_dir, output_dir=args.out)
     load_chunking_config(args.config)
-    ecfg = pcfg.executor.model_copy(update={k: v for k, v in {"kind": args.executor, "parallel_runs": args.parallel_runs,
-                                                              "dask_address": args.dask_address}.items() if v is not None})
+    kind = args.executor or pcfg.executor.kind
     out = pcfg.output_path
     out.mkdir(parents=True, exist_ok=True)
     if not os.environ.get("DAGSTER_HOME"):
@@ -51,10 +58,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         home.mkdir(parents=True, exist_ok=True)
         os.environ["DAGSTER_HOME"] = str(home.resolve())
     Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
-    defs = build_definitions(args.config, args.pipeline_config, data_dir=pcfg.data_path, output_dir=out)
-    assets = list(defs.assets)
+    defs = build_definitions(args.config, args.pipeline_config, data_dir=pcfg.data_path, output_dir=out,
+                             executor_kind=kind)
     t_start = time.perf_counter()
-    err.print(f"[bold]heritage-pipeline run[/bold]: data {pcfg.data_path} -> outputs {out} (executor {ecfg.kind})")
+    err.print(f"[bold]heritage-pipeline run[/bold]: data {pcfg.data_path} -> outputs {out} (executor {kind})")
     sources = discover_once(pcfg.data_path, str(out / "storage"))
     # files skipped at discovery (licence texts, unsupported types) are listed in the summary, not run as partitions
     partitions = sorted({(s.source_type, s.lang) for s in sources if s.status != "skipped"} | _stored_partitions(out / "storage"))
@@ -63,49 +70,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     known = set(instance.get_dynamic_partitions(language_partitions.name))
     if set(langs) - known:
         instance.add_dynamic_partitions(language_partitions.name, sorted(set(langs) - known))
+    spec = _RunSpec(str(Path(args.config).resolve()), str(Path(args.pipeline_config).resolve()), str(pcfg.data_path),
+                    str(out), kind)
+    run_job = _job_runner(spec, defs, instance)
     failures: list[str] = []
-    with _progress() as progress, _dask_cluster(ecfg) as address:
+    with _progress() as progress:
         task = progress.add_task("partitions", total=len(partitions) + 1)
-        spec = _RunSpec(str(Path(args.config).resolve()), str(Path(args.pipeline_config).resolve()), str(pcfg.data_path),
-                        str(out), ecfg.kind, address or "", os.environ["DAGSTER_HOME"])
-        n = parallel_runs(ecfg)
-        if n > 1:
-            # One process per partition run, as Dagster's run launchers do: Dagster is not thread-safe (two runs in
-            # two threads of one process deadlock in its SQLite event log), and processes also sidestep the GIL.
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-
-            progress.update(task, description=f"partitions ({n} runs at a time)")
-            from heritage_pipeline.defs.executors import worker_env
-
-            env = worker_env(n) if ecfg.kind == "in_process" else {}  # the models load in these processes then
-            with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"),
-                                     initializer=_set_environment, initargs=(env,)) as pool:
-                futures = {pool.submit(_run_partition_in_worker, spec, st, lang): (st, lang) for st, lang in partitions}
-                for fut in as_completed(futures):
-                    try:
-                        problem = fut.result()
-                    except Exception as exc:  # a worker process died: report the partition, keep the others
-                        problem = f"{type(exc).__name__}: {exc}"
-                    if problem:
-                        failures.append(f"{partition_key_str(*futures[fut])}: {problem}")
-                    progress.advance(task)
-        else:
-            run_partition = _partition_runner(spec, instance, assets, defs.resources)
-            for st, lang in partitions:
-                progress.update(task, description=f"partition {partition_key_str(st, lang)}")
-                try:
-                    problem = run_partition(st, lang)
-                except Exception as exc:  # keep going: one broken partition must not lose the others
-                    problem = f"{type(exc).__name__}: {exc}"
-                if problem:
-                    failures.append(f"{partition_key_str(st, lang)}: {problem}")
-                progress.advance(task)
-        progress.update(task, description="lancedb_index + ablation_report")
-        res = dg.materialize(assets, selection=["lancedb_index", "ablation_report"], instance=instance,
-                             resources=defs.resources, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
-        if not res.success:
-            failures.append(f"index/report: {_first_failure(res)}")
+        for st, lang in partitions:
+            key = partition_key_str(st, lang)
+            progress.update(task, description=f"ingest_job {key}")
+            try:
+                problem = run_job("ingest_job", (st, lang))
+            except Exception as exc:  # keep going: one broken partition must not lose the others
+                problem = f"{type(exc).__name__}: {exc}"
+            if problem:
+                failures.append(f"{key}: {problem}")
+            progress.advance(task)
+        progress.update(task, description="index_job (lancedb_index + ablation_report)")
+        problem = run_job("index_job", None)
+        if problem:
+            failures.append(f"index/report: {problem}")
         progress.advance(task)
     elapsed = time.perf_counter() - t_start
     _summary(sources, partitions, out, pcfg, elapsed, failures)
@@ -113,10 +97,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _restore_termination_signals() -> None:
-    """Undo an inherited "ignore" of SIGINT/SIGTERM (a shell starts background jobs that way) before any run or
-    worker process starts. Dagster maps SIGTERM to SIGINT's handler in every process it runs in, stops its
-    compute-log ``tail`` helpers with SIGTERM and waits 30 s for each one that ignores it: with both signals ignored,
-    every step of a Dask or launched run pays that wait."""
+    """Undo an inherited "ignore" of SIGINT/SIGTERM (a shell starts background jobs that way) before any run
+    starts. Dagster maps SIGTERM to SIGINT's handler in every process it runs in, stops its compute-log ``tail``
+    helpers with SIGTERM and waits 30 s for each one that ignores it: with both signals ignored, every step of a
+    launched run pays that wait."""
     import signal
 
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
@@ -133,99 +117,47 @@ def _stored_partitions(storage: Path) -> set[tuple[str, str]]:
     return {(p.stem, p.parent.name) for p in root.glob("*/*.parquet") if p.stem in SOURCE_TYPES}
 
 
-class _dask_cluster:
-    """For ``executor.kind == dask`` without an address: a local Dask cluster shared by all partition runs of this
-    command (``dask_workers`` processes), yielding its scheduler address; otherwise yields the configured address."""
-
-    def __init__(self, ecfg) -> None:
-        self.ecfg = ecfg
-        self.cluster = None
-
-    def __enter__(self) -> str | None:
-        if self.ecfg.kind != "dask" or self.ecfg.dask_address:
-            return self.ecfg.dask_address or None
-        from distributed import LocalCluster
-
-        from heritage_pipeline.defs.executors import worker_env
-
-        self.cluster = LocalCluster(n_workers=self.ecfg.dask_workers, threads_per_worker=self.ecfg.dask_threads_per_worker,
-                                    processes=True, dashboard_address=None, env=worker_env(self.ecfg.dask_workers))
-        return self.cluster.scheduler_address
-
-    def __exit__(self, *exc) -> None:
-        if self.cluster is not None:
-            self.cluster.close()
-
-
 @dataclass(frozen=True)
 class _RunSpec:
-    """What a partition run needs, as plain strings (sent to worker processes)."""
+    """What a reconstructable job needs, as plain strings (rebuilt in the executor's processes)."""
 
     chunking: str
     pipeline: str
     data_dir: str
     output_dir: str
     executor: str
-    dask_address: str
-    dagster_home: str
 
 
-def _partition_runner(spec: _RunSpec, instance, assets=None, resources=None):
-    """A function (source_type, language) -> None or a failure message that materialises one partition: in this
-    process for the in-process executor, else through a reconstructable ``ingest_job`` (multiprocess, Dask)."""
+def _job_runner(spec: _RunSpec, defs, instance):
+    """A function ``(job name, (source_type, language) or None) -> None or a failure message`` that runs one job
+    (one partition of it) as a Dagster run of that name: ``execute_in_process`` for the in-process executor, else
+    ``execute_job`` of the reconstructable job so that its executor (multiprocess, celery) runs the steps."""
     import dagster as dg
 
-    from heritage_pipeline.defs.automation import PARTITIONED_KEYS
     from heritage_pipeline.defs.partitions import partition_key_str
 
+    def tags_of(partition) -> dict[str, str]:
+        if partition is None:
+            return {}
+        st, lang = partition
+        return {"dagster/partition": partition_key_str(st, lang), "dagster/partition/source_type": st,
+                "dagster/partition/language": lang}
+
     if spec.executor == "in_process":
-        if assets is None:
-            from heritage_pipeline.definitions import build_definitions
-
-            defs = build_definitions(spec.chunking, spec.pipeline, data_dir=spec.data_dir, output_dir=spec.output_dir)
-            assets, resources = list(defs.assets), defs.resources
-
-        def run(st: str, lang: str) -> str | None:
-            key = dg.MultiPartitionKey({"source_type": st, "language": lang})
-            res = dg.materialize(assets, selection=list(PARTITIONED_KEYS), partition_key=key, instance=instance,
-                                 resources=resources, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+        def run(job_name: str, partition) -> str | None:
+            key = dg.MultiPartitionKey({"source_type": partition[0], "language": partition[1]}) if partition else None
+            res = defs.resolve_job_def(job_name).execute_in_process(
+                instance=instance, partition_key=key, run_config=QUIET_RUN_CONFIG, raise_on_error=False)
             return None if res.success else _first_failure(res)
         return run
 
-    job = dg.build_reconstructable_job(
-        "heritage_pipeline.definitions", "job_for",
-        reconstructable_args=("ingest_job", spec.chunking, spec.pipeline, spec.data_dir, spec.output_dir, spec.executor,
-                              spec.dask_address))
-
-    def run(st: str, lang: str) -> str | None:
-        tags = {"dagster/partition": partition_key_str(st, lang), "dagster/partition/source_type": st,
-                "dagster/partition/language": lang}
-        with dg.execute_job(job, instance=instance, tags=tags, run_config=QUIET_RUN_CONFIG) as res:
+    def run(job_name: str, partition) -> str | None:
+        job = dg.build_reconstructable_job(
+            "heritage_pipeline.definitions", "job_for",
+            reconstructable_args=(job_name, spec.chunking, spec.pipeline, spec.data_dir, spec.output_dir, spec.executor))
+        with dg.execute_job(job, instance=instance, tags=tags_of(partition), run_config=QUIET_RUN_CONFIG) as res:
             return None if res.success else _first_failure(res)
     return run
-
-
-_WORKER_RUNNER = None
-
-
-def _set_environment(env: dict[str, str]) -> None:
-    """Process-pool initializer: set environment variables in the worker process."""
-    os.environ.update(env)
-
-
-def _run_partition_in_worker(spec: _RunSpec, st: str, lang: str) -> str | None:
-    """Process-pool entry point: one partition run in this worker process (its Dagster instance and, for the
-    in-process executor, its models are set up once per process)."""
-    global _WORKER_RUNNER
-    if _WORKER_RUNNER is None:
-        os.environ["DAGSTER_HOME"] = spec.dagster_home
-        import dagster as dg
-
-        _WORKER_RUNNER = _partition_runner(spec, dg.DagsterInstance.get())
-    try:
-        return _WORKER_RUNNER(st, lang)
-    except Exception as exc:
-        return f"{type(exc).__name__}: {exc}"
 
 
 def _first_failure(res) -> str:
@@ -256,9 +188,8 @@ def _parts_left_out(storage: Path, partitions) -> Counter:
 def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: list[str]) -> None:
     import pyarrow.parquet as pq
 
-    from heritage_pipeline.core.models import QuarantineRecord
     from heritage_pipeline.defs.partitions import partition_key_str
-    from heritage_pipeline.stages import write_quarantine
+    from heritage_pipeline.index.sync import quarantine_records
 
     storage = out / "storage"
     files = Counter((s.source_type, s.lang) for s in sources)
@@ -272,16 +203,9 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
         total += n_final
         t.add_row(partition_key_str(st, lang), str(files[(st, lang)]), str(n_chunks), str(n_final))
     console.print(t)
-    records: list[QuarantineRecord] = [QuarantineRecord(path=s.path, reason=s.reason, stage="discover") for s in sources
-                                       if s.status == "quarantined"]
-    for qf in sorted((storage / "quarantine").rglob("*.jsonl")) if (storage / "quarantine").exists() else []:
-        for line in qf.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                records.append(QuarantineRecord.model_validate_json(line))
-    # a file refused at discovery is also recorded by the parse stage: list each (path, reason) once
-    records = list({(r.path, r.reason): r for r in records}.values())
+    # quarantine.jsonl itself is written by the lancedb_index asset (index/sync.py), as in a UI-launched run
+    records = quarantine_records(storage)
     skipped = [s for s in sources if s.status == "skipped"]
-    write_quarantine(records, out / "quarantine.jsonl")
     from heritage_pipeline.sources.accounting import parsed_files_from_storage, summarize_inputs
 
     inputs = summarize_inputs({s.path: (s.status, s.reason or "skipped by its parser (parsed_sections' skipped_items)")

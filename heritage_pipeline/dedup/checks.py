@@ -7,6 +7,7 @@ The Dagster asset (:mod:`heritage_pipeline.defs.assets`) turns each :class:`Chec
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,10 +43,45 @@ def bad_spans(chunks: list[Chunk], raw_texts: dict[str, str], text_is_raw: dict[
     return out
 
 
-def over_max(chunks: list[Chunk], cap: int) -> list[str]:
-    """Ids of chunks whose embedded text (context prefix + text) exceeds ``cap`` cl100k tokens and that are not
-    flagged ``quality.atomic_oversize`` (a single unsplittable unit, reported by the chunker)."""
-    return [c.id for c in chunks if c.meta.len_tokens > cap and not c.quality.atomic_oversize]
+def source_caps(config) -> dict[str, int]:
+    """The hard maximum per source type, in tokens, as the chunker applies it.
+
+    Args:
+        config: the :class:`~heritage_pipeline.core.config.ChunkingConfig`.
+
+    Returns:
+        ``{source_type: max tokens}`` for every source type (websites and conversations have their own caps under
+        ``sources``, the others ``quality.length.max_tokens``), plus ``"*"`` for any other source type.
+    """
+    from heritage_pipeline.chunking.params import params_for
+    from heritage_pipeline.core.config import SOURCE_TYPES
+
+    caps = {st: params_for(config, source_type=st).max_tokens for st in SOURCE_TYPES}
+    caps["*"] = config.quality.length.max_tokens
+    return caps
+
+
+def over_max(chunks: list[Chunk], caps: Mapping[str, int], count: Callable[[str], int]) -> list[tuple[str, int, int]]:
+    """Chunks whose embedded text is over their source type's cap, recounted (the stored ``len_tokens`` is not
+    trusted).
+
+    Args:
+        chunks: the chunks to check.
+        caps: tokens allowed per source type, with ``"*"`` for the others (:func:`source_caps`).
+        count: the token counter (tokens of the configured encoding) applied to :meth:`Chunk.embedding_text`
+            (context prefix + text).
+
+    Returns:
+        ``(id, tokens, cap)`` of every chunk over its cap that is not flagged ``quality.atomic_oversize`` (a single
+        unsplittable unit, reported by the chunker).
+    """
+    out = []
+    for c in chunks:
+        cap = caps.get(c.meta.source_type, caps["*"])
+        n = count(c.embedding_text())
+        if n > cap and not c.quality.atomic_oversize:
+            out.append((c.id, n, cap))
+    return out
 
 
 def empty_chunks(chunks: list[Chunk]) -> list[str]:
@@ -70,13 +106,22 @@ def unaccounted_inputs(statuses: dict[str, str], parsed_paths: set[str], kept: l
             if status == "ok" and p in parsed_paths and p not in chunked and not skipped.get(p)]
 
 
-def deduped_checks(chunks_in: list[Chunk], kept: list[Chunk], log: list[DedupRecord], cap: int,
+def deduped_checks(chunks_in: list[Chunk], kept: list[Chunk], log: list[DedupRecord], caps: Mapping[str, int],
                    raw_texts: dict[str, str], text_is_raw: dict[str, bool], statuses: dict[str, str],
-                   skipped: dict[str, list] | None = None) -> list[CheckOutcome]:
-    """All checks of the ``deduped_chunks`` asset, in the order of its check specs (plus ``dedup_log_complete``:
-    every input chunk is kept or has exactly one dedup-log row)."""
+                   skipped: dict[str, list] | None = None, *, count: Callable[[str], int]) -> list[CheckOutcome]:
+    """All checks of the ``deduped_chunks`` asset, in the order of its check specs.
+
+    Args:
+        chunks_in: the chunks before dedup; kept: after; log: the dedup log (``dedup_log_complete``: every input
+            chunk is kept or has exactly one log row).
+        caps: tokens allowed per source type (:func:`source_caps`); count: the token counter (tokens).
+        raw_texts, text_is_raw, statuses, skipped: see :func:`bad_spans` and :func:`unaccounted_inputs`.
+
+    Returns:
+        One :class:`CheckOutcome` per check.
+    """
     spans = bad_spans(kept, raw_texts, text_is_raw)
-    over = over_max(kept, cap)
+    over = over_max(kept, caps, count)
     empty = empty_chunks(kept)
     dups = duplicated_ids(kept)
     unacc = unaccounted_inputs(statuses, set(text_is_raw), kept, log, skipped)
@@ -84,7 +129,8 @@ def deduped_checks(chunks_in: list[Chunk], kept: list[Chunk], log: list[DedupRec
     chunked = {c.meta.source_path for c in kept} | {r.dropped_source for r in log}
     return [
         CheckOutcome("spans_round_trip", not spans, {"bad": len(spans), "examples": spans[:10]}),
-        CheckOutcome("no_chunk_over_max", not over, {"over": len(over), "cap": cap, "examples": over[:10],
+        CheckOutcome("no_chunk_over_max", not over, {"over": len(over), "caps": {k: v for k, v in caps.items() if k != "*"},
+                                                     "examples": [f"{i}: {n} > {cap} tokens" for i, n, cap in over[:10]],
                                                      "flagged_atomic_oversize": sum(c.quality.atomic_oversize for c in kept)}),
         CheckOutcome("no_empty_chunk", not empty, {"empty": len(empty), "examples": empty[:10]}),
         CheckOutcome("ids_unique", not dups, {"duplicated_ids": len(dups), "examples": dups[:10]}),

@@ -37,19 +37,18 @@ from heritage_pipeline_eval.ablation import distractor_docs, run_ablation
 from heritage_pipeline.chunking.ids import breadcrumb
 from heritage_pipeline.core.config import (DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, SOURCE_TYPES,
     load_chunking_config, load_pipeline_config)
+from heritage_pipeline.dedup.checks import deduped_checks, source_caps
 from heritage_pipeline.dedup.minhash import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
 from heritage_pipeline.sources.discovery import RawSource, discover, sources_to_table, table_to_sources
 from heritage_pipeline.enrich.heritage import annotate_heritage, copy_annotation, heritage_version, mention_context_key
 from heritage_pipeline.incremental.versions import (add_row_keys, chained_version, digest, is_current,
-    read_if_code_version, read_if_version, read_table, reusable_rows, source_hash, stored_versions, with_versions,
+    read_if_code_version, read_if_version, reusable_rows, source_hash, stored_versions, with_versions,
     write_text_atomic, write_version_marker)
-from heritage_pipeline.index.writer import (build_fts, indexed_partition_versions, indexed_partitions, open_table,
-    refresh_fts, sync_partitions)
-from heritage_pipeline.index.schema import chunk_rows
-from heritage_pipeline.core.models import Chunk, QuarantineRecord, chunks_to_table, table_to_chunks, table_vectors
+from heritage_pipeline.index.sync import sync_index
+from heritage_pipeline.core.models import Chunk, QuarantineRecord, chunks_to_table, table_to_chunks
 from heritage_pipeline.sources.dispatch import docs_to_table, table_to_docs
-from heritage_pipeline.core.text import normalize
 from .io_managers import partition_path
+from .metadata import histogram, table as table_md
 from .partitions import language_partitions, partition_key_str, source_language_partitions, split_partition_key
 from .resources import EmbedderResource, LanceDBResource, SettingsResource, TokenizerResource
 from .versions import code_version, code_versions
@@ -96,24 +95,6 @@ def discover_once(data_dir: str | Path, cache_dir: str | None = None) -> list[Ra
     raw = Path(data_dir) / "raw"
     stamp = tuple(sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in raw.rglob("*") if p.is_file())) if raw.is_dir() else ()
     return _discover_cached(str(data_dir), stamp, f"{str(cache_dir).rstrip('/')}/languages.json" if cache_dir else None)
-
-
-def _md_table(rows: list[tuple], header: tuple) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def _histogram(values: list[float], edges: list[float], label: str) -> str:
-    counts = [0] * (len(edges) - 1)
-    for v in values:
-        for i in range(len(edges) - 1):
-            if edges[i] <= v < edges[i + 1] or (i == len(edges) - 2 and v >= edges[-1]):
-                counts[i] += 1
-                break
-    rows = [(f"{edges[i]:g}-{edges[i + 1]:g}" if i < len(edges) - 2 else f">= {edges[i]:g}", c, "█" * min(40, c))
-            for i, c in enumerate(counts)]
-    return _md_table(rows, (label, "chunks", ""))
 
 
 def runtime_code_version(context: dg.AssetExecutionContext, settings: SettingsResource,
@@ -189,6 +170,11 @@ class PartitionStep:
 
 
 PARTITIONED = dict(partitions_def=source_language_partitions, io_manager_key="io_manager")
+# Four stage families, so the graph opens as one readable row: ingest (raw_sources, parsed_sections) -> chunk
+# (chunks, enriched_chunks, deduped_chunks) -> index (embedded_chunks, lancedb_index) -> evaluate (ablation_report).
+PARTITION_NOTE = (" Partitions are source_type x language: a combination without input files (e.g. a language that "
+                  "has documents but no conversations) is never materialised and shows as missing; that is expected, "
+                  "not a failure.")
 
 
 @dg.asset(
@@ -212,8 +198,8 @@ def raw_sources(context: dg.AssetExecutionContext, settings: SettingsResource) -
         "files_skipped": status.get("skipped", 0),
         "files_quarantined": status.get("quarantined", 0),
         "bytes": sum(s.n_bytes for s in sources),
-        "files": dg.MetadataValue.md(_md_table([(s.path, s.status, s.encoding or "-", s.reason or "") for s in sources],
-                                               ("file", "status", "encoding", "reason")) if sources else "(none)"),
+        "files": table_md(("file", "status", "encoding", "reason"),
+                       [(s.path, s.status, s.encoding or "-", s.reason or "") for s in sources]),
     })
 
 
@@ -222,7 +208,7 @@ def _file_key(src: RawSource) -> str:
 
 
 @dg.asset(
-    group_name="parse", kinds={"python", "docling", "parquet"}, **PARTITIONED,
+    group_name="ingest", kinds={"python", "docling", "parquet"}, **PARTITIONED,
     description="Parsed documents: blocks (paragraphs, headings, tables, code, messages, rows, entities) with "
                 "character offsets, grouped into heading sections with breadcrumbs. HTML through docling; Markdown "
                 "through an offset-recording scanner. Files that cannot be parsed are quarantined with a reason. "
@@ -275,8 +261,7 @@ def parsed_sections(context: dg.AssetExecutionContext, settings: SettingsResourc
         "files_reused": len(reused_paths),
         "quarantined": len(quarantined),
         "skipped": len(skipped),
-        "quarantine": dg.MetadataValue.md(_md_table([(r.path, r.reason) for r in quarantined], ("path", "reason"))
-                                          if quarantined else "(none)"),
+        "quarantine": table_md(("path", "reason"), [(r.path, r.reason) for r in quarantined]),
         "skipped_items": dg.MetadataValue.md("\n".join(f"- {s}" for s in skipped[:200]) or "(none)"),
         **_removed_content_metadata(table),
     })
@@ -298,8 +283,8 @@ def _removed_content_metadata(table: pa.Table) -> dict:
             totals.update(meta.get("removed_chars", {}))
     if not rows:
         return {}
-    return {"website_removed_chars": dg.MetadataValue.json(dict(totals.most_common())),
-            "website_main_content": dg.MetadataValue.md(_md_table(rows[:200], ("page", "main content")))}
+    return {"website_removed_chars": table_md(("reason", "characters"), totals.most_common()),
+            "website_main_content": table_md(("page", "main content"), rows[:200])}
 
 
 @dg.asset(
@@ -321,12 +306,12 @@ def chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokeni
         "max_len_tokens": max(lens, default=0),
         "mean_len_tokens": round(sum(lens) / len(lens), 1) if lens else 0.0,
         "atomic_oversize": sum(1 for c in out if c.quality.atomic_oversize),
-        "length_histogram": dg.MetadataValue.md(_histogram(lens, [0, 100, 300, 500, 700, 900, 1200], "tokens")),
+        "length_histogram": histogram(lens, [0, 100, 300, 500, 700, 900, 1200], "tokens"),
     })
 
 
 @dg.asset(
-    group_name="enrich", kinds={"python", "keybert", "parquet"}, **PARTITIONED,
+    group_name="chunk", kinds={"python", "keybert", "parquet"}, **PARTITIONED,
     description="Chunks with keywords (KeyBERT on the embedder's model), rule-based entities, per-chunk language, "
                 "section embeddings of the breadcrumb, readability and quality flags. A chunk identical to one "
                 "enriched before by the same code and config is not enriched again.",
@@ -349,8 +334,10 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     todo = [c for c, k in zip(items, keys) if k not in reuse]
     cache = embedder.cache()
     try:
-        P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache, data_dir=settings.data_path)
-        embedded_now = cache.misses if cache else len(todo)
+        stats: dict[str, int] = {}
+        P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache, data_dir=settings.data_path,
+                       stats=stats)
+        embedded_now = stats["passages_embedded_now"]
     finally:
         if cache:
             cache.close()
@@ -381,7 +368,7 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
         "with_entities": sum(1 for c in items if c.meta.entities),
         "with_heritage_mentions": sum(1 for c in items if c.meta.mentioned_entities),
         "distinct_breadcrumbs": len(crumbs),
-        "chunk_languages": dg.MetadataValue.json(dict(Counter(c.meta.lang for c in items))),
+        "chunk_languages": table_md(("language", "chunks"), sorted(Counter(c.meta.lang for c in items).items())),
     })
 
 
@@ -404,7 +391,9 @@ CHECKS = [
     dg.AssetCheckSpec("spans_round_trip", asset="deduped_chunks",
                       description="Spans lie inside the raw file and, for Markdown/plain text, normalize(raw[start:end]) == text."),
     dg.AssetCheckSpec("no_chunk_over_max", asset="deduped_chunks",
-                      description="No chunk's embedded text (context prefix + text) exceeds the hard maximum, except flagged atomic units."),
+                      description="No chunk's embedded text (context prefix + text), recounted with the run's tokenizer, "
+                                  "exceeds its source type's hard maximum (websites and conversations have their own "
+                                  "caps under sources:), except flagged atomic units."),
     dg.AssetCheckSpec("no_empty_chunk", asset="deduped_chunks", description="No empty or whitespace-only chunk."),
     dg.AssetCheckSpec("ids_unique", asset="deduped_chunks", description="Chunk ids are unique."),
     dg.AssetCheckSpec("inputs_accounted_for", asset="deduped_chunks",
@@ -415,13 +404,15 @@ CHECKS = [
 
 
 @dg.asset(
-    group_name="quality", kinds={"python", "datasketch", "parquet"}, **PARTITIONED, check_specs=CHECKS,
+    group_name="chunk", kinds={"python", "datasketch", "parquet"}, **PARTITIONED, check_specs=CHECKS,
     description="Chunks after exact and MinHash-LSH near-duplicate removal (every LSH candidate confirmed by exact "
                 "Jaccard). Every drop is logged (dedup log Parquet beside the asset) and recorded in the survivor's "
-                "meta.duplicates. Asset checks verify spans, sizes, emptiness, id uniqueness and input accounting.",
+                "meta.duplicates. Asset checks verify spans, sizes, emptiness, id uniqueness and input accounting. "
+                "Deduplication is within the partition only (a partition's rows must not depend on another "
+                "partition), so the same passage may remain in two partitions.",
 )
-def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource, enriched_chunks: pa.Table,
-                   raw_sources: pa.Table, parsed_sections: pa.Table):
+def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokenizer: TokenizerResource,
+                   enriched_chunks: pa.Table, raw_sources: pa.Table, parsed_sections: pa.Table):
     step = PartitionStep(context, settings, [enriched_chunks, raw_sources, parsed_sections])
     cfg = settings.chunking()
     log_path = settings.output_path / "storage" / "dedup_log" / step.lang / f"{step.source_type}.parquet"
@@ -448,33 +439,36 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
             "dropped_exact": sum(1 for r in log if r.reason == "exact"),
             "dropped_near": sum(1 for r in log if r.reason.startswith("near")),
             "dedup_log": dg.MetadataValue.path(str(log_path)),
-            "dedup_sample": dg.MetadataValue.md(_md_table([(r.dropped_id, r.kept_id, r.similarity, r.reason) for r in log[:20]],
-                                                          ("dropped", "kept", "similarity", "reason")) if log else "(none)"),
-            "length_histogram": dg.MetadataValue.md(_histogram([c.meta.len_tokens for c in kept], [0, 100, 300, 500, 700, 900, 1200], "tokens")),
-            "readability_histogram": dg.MetadataValue.md(_histogram(reads, [-100, 0, 30, 50, 70, 100], "Flesch")),
+            "dedup_sample": table_md(("dropped", "kept", "similarity", "reason"),
+                                  [(r.dropped_id, r.kept_id, r.similarity, r.reason) for r in log[:20]]),
+            "length_histogram": histogram([c.meta.len_tokens for c in kept], [0, 100, 300, 500, 700, 900, 1200], "tokens"),
+            "readability_histogram": histogram(reads, [-100, 0, 30, 50, 70, 100], "Flesch"),
             "boilerplate_flagged": sum(1 for c in kept if c.quality.boilerplate),
             "length_ok": sum(1 for c in kept if c.quality.length_ok),
         })
-    yield from _checks(kept, log, cfg.quality.length.max_tokens, raw_sources, parsed_sections, items)
+    yield from _checks(kept, log, source_caps(cfg), tokenizer.get().count, raw_sources, parsed_sections, items,
+                       partition=step.partition)
 
 
-def _checks(kept, log, cap: int, raw_sources: pa.Table, parsed_sections: pa.Table, items=None):
-    """The asset checks, computed by :func:`heritage_pipeline.dedup.checks.deduped_checks`."""
-    from heritage_pipeline.dedup.checks import deduped_checks
+def _checks(kept, log, caps, count, raw_sources: pa.Table, parsed_sections: pa.Table, items=None, *, partition: str):
+    """The asset checks, computed by :func:`heritage_pipeline.dedup.checks.deduped_checks`; each result names its
+    partition (the UI lists one row per partition run)."""
 
     sources = table_to_sources(raw_sources)
     parsed = parsed_sections.select(["source_path", "text_is_raw", "structure"]).to_pylist()
     raw_docs = {d["source_path"]: d["text_is_raw"] for d in parsed}
     skip_reasons = {d["source_path"]: json.loads(d["structure"]).get("skipped", []) for d in parsed}
-    for o in deduped_checks(items if items is not None else kept, kept, log, cap, {s.path: s.text for s in sources},
-                            raw_docs, {s.path: s.status for s in sources}, skip_reasons):
+    for o in deduped_checks(items if items is not None else kept, kept, log, caps, {s.path: s.text for s in sources},
+                            raw_docs, {s.path: s.status for s in sources}, skip_reasons, count=count):
         meta = {k: dg.MetadataValue.json(v) if isinstance(v, (list, dict)) else v for k, v in o.metadata.items()}
+        meta["partition"] = partition
         yield dg.AssetCheckResult(check_name=o.name, passed=o.passed, metadata=meta,
+                                  description=f"{o.name} on partition {partition}: {'passed' if o.passed else 'failed'}",
                                   severity=dg.AssetCheckSeverity.WARN if o.severity == "WARN" else dg.AssetCheckSeverity.ERROR)
 
 
 @dg.asset(
-    group_name="embed", kinds={"python", "pytorch", "parquet"}, **PARTITIONED,
+    group_name="index", kinds={"python", "pytorch", "parquet"}, **PARTITIONED,
     description="Final chunks with their passage vectors (embedding cache keyed by model, prefix and text hash: an "
                 "unchanged chunk is never embedded twice). Long texts are embedded as the mean of model-window "
                 "embeddings and say so in meta.embedding_windows.",
@@ -508,16 +502,15 @@ INDEX_AUTOMATION = (dg.AutomationCondition.any_deps_match(dg.AutomationCondition
                     & ~dg.AutomationCondition.in_progress()).with_label("after partition updates")
 
 
-def _embedded_partitions(context: dg.AssetExecutionContext, settings: SettingsResource) -> dict[str, tuple[str | None, object]]:
-    """``{partition key: (data version or None, path)}`` of every stored embedded_chunks partition of a registered
-    language."""
+def _embedded_partitions(context: dg.AssetExecutionContext, settings: SettingsResource) -> dict[str, Path]:
+    """``{partition key: path}`` of every stored embedded_chunks partition of a registered language."""
     out = {}
     for lang in sorted(context.instance.get_dynamic_partitions(language_partitions.name)):
         for st in SOURCE_TYPES:
             key = partition_key_str(st, lang)
             path = partition_path(settings.storage, "embedded_chunks", key)
             if path.exists():
-                out[key] = (stored_versions(path)[0], path)
+                out[key] = path
     return out
 
 
@@ -527,73 +520,24 @@ def _embedded_partitions(context: dg.AssetExecutionContext, settings: SettingsRe
     description="LanceDB table of every materialised partition (vector, metadata columns, native full-text index). "
                 "Only partitions whose data version changed are rewritten, all of them in one merge_insert commit "
                 "(a crash leaves the previous version whole); nothing is written when nothing changed. Also writes "
-                "the final chunks as JSONL.",
+                "the final chunks as chunks.jsonl and every quarantined file as quarantine.jsonl. Index writes are "
+                "serialised by a file lock (a concurrent run waits) and, for daemon-launched runs, by the "
+                "index_writes run-tag concurrency limit of configs/dagster.yaml.",
 )
 def lancedb_index(context: dg.AssetExecutionContext, settings: SettingsResource, lancedb: LanceDBResource) -> dg.MaterializeResult:
-    import numpy as np
-
-    current = _embedded_partitions(context, settings)
-    indexed = indexed_partition_versions(lancedb.uri, lancedb.table)
-    counts = indexed_partitions(lancedb.uri, lancedb.table)
-    # each partition's rows are recorded as "<index code version>:<data version>": a change of the row layout, the
-    # FTS config or outputs.fields rewrites every partition, not only those whose chunks changed
-    cv = runtime_code_version(context, settings)
-    want = {k: f"{cv}:{v}" for k, (v, _) in current.items() if v}
-
-    def rows_in(path) -> int:
-        with path.open("rb") as f:
-            return pq.ParquetFile(f).metadata.num_rows
-
-    changed = sorted(k for k, (v, path) in current.items()
-                     if v is None or indexed.get(k) != want[k] or counts.get(k, 0) != rows_in(path))
-    removed = sorted(k for k in counts if k not in current)
-    code_changed = any(not indexed[k].startswith(f"{cv}:") for k in changed if k in indexed)
-    data_version = digest("lancedb_index", cv, *(f"{k}={v}" for k, (v, _) in sorted(current.items())))
-    jsonl = settings.output_path / "chunks.jsonl"
-    jsonl_stale = not is_current(jsonl, data_version)
-    tables = {k: read_table(path) for k, (_, path) in current.items()} if (changed or removed or jsonl_stale) else {}
-    if changed or removed:
-        parts = {}
-        for k in changed:
-            t = tables[k]
-            items = table_to_chunks(t)
-            parts[k] = chunk_rows(items, np.asarray(table_vectors(t), dtype=np.float32), k) if items else pa.table({})
-        stats = sync_partitions(lancedb.uri, lancedb.table, parts, {k: want[k] for k in changed if k in want},
-                                remove=removed, fts=False)
-        rows, n_parts = stats.rows, stats.partitions
-    else:
-        context.log.info("no partition changed since the index was written: nothing to write")
-        rows, n_parts = sum(counts.values()), len(counts)
-    if rows:  # also on a run with nothing to write: completes an FTS refresh a crash interrupted
-        tbl = open_table(lancedb.uri, lancedb.table)
-        (build_fts if code_changed else refresh_fts)(tbl)
-    index_bytes, version = _dir_bytes(lancedb.uri), _table_version(lancedb.uri, lancedb.table)
-    n_lines = None
-    if tables:
-        all_chunks = [c for k in sorted(tables) for c in table_to_chunks(tables[k])]
-        n_lines = P.write_jsonl(sorted(all_chunks, key=lambda c: c.id), jsonl, settings.chunking().outputs.fields)
-        write_version_marker(jsonl, data_version)
-    per_partition = indexed_partitions(lancedb.uri, lancedb.table)
-    return dg.MaterializeResult(data_version=dg.DataVersion(data_version), metadata={
-        "dagster/row_count": rows, "partitions": n_parts, "index_bytes": index_bytes, "lancedb_version": version,
-        "partitions_rewritten": dg.MetadataValue.json(changed), "partitions_removed": dg.MetadataValue.json(removed),
-        "uri": dg.MetadataValue.path(lancedb.uri), "jsonl": dg.MetadataValue.path(str(jsonl)),
-        "jsonl_lines": n_lines if n_lines is not None else rows, "data_version": data_version[:16],
-        "chunks_per_partition": dg.MetadataValue.md(_md_table(sorted(per_partition.items()), ("partition", "chunks"))),
+    res = sync_index(lancedb.uri, lancedb.table, _embedded_partitions(context, settings),
+                     runtime_code_version(context, settings), settings.output_path, settings.chunking().outputs.fields,
+                     log=context.log.info)
+    return dg.MaterializeResult(data_version=dg.DataVersion(res.data_version), metadata={
+        "dagster/row_count": res.rows, "partitions": res.partitions, "index_bytes": res.index_bytes,
+        "lancedb_version": res.lancedb_version,
+        "partitions_rewritten": dg.MetadataValue.json(res.rewritten), "partitions_removed": dg.MetadataValue.json(res.removed),
+        "uri": dg.MetadataValue.path(lancedb.uri), "jsonl": dg.MetadataValue.path(str(settings.output_path / "chunks.jsonl")),
+        "jsonl_lines": res.jsonl_lines, "quarantined_files": res.quarantined,
+        "quarantine": dg.MetadataValue.path(str(settings.output_path / "quarantine.jsonl")),
+        "waited_for_lock_s": res.waited_for_lock_s, "data_version": res.data_version[:16],
+        "chunks_per_partition": table_md(("partition", "chunks"), sorted(res.per_partition.items())),
     })
-
-
-def _dir_bytes(uri: str) -> int:
-    from heritage_pipeline.index.writer import dir_bytes
-
-    return dir_bytes(uri) if "://" not in uri else 0
-
-
-def _table_version(uri: str, table: str) -> int:
-    import lancedb as ldb
-
-    db = ldb.connect(uri)
-    return int(db.open_table(table).version) if table in db.table_names() else 0
 
 
 def _files_digest(paths: list[Path]) -> list[str]:
@@ -650,13 +594,18 @@ def ablation_report(context: dg.AssetExecutionContext, settings: SettingsResourc
     plot = Path(paths.get("plot", ""))
     metadata = {
         "report": dg.MetadataValue.md(md),
-        "recommendations": dg.MetadataValue.json(recommendations),
+        "recommendations": table_md(("language", "retriever", "mode", "size_tokens", "overlap_ratio", "ndcg@10", "mrr@10",
+                                   "hit@5", "answer_in_2000_tokens"),
+                                  [(lang, r.get("retriever"), r.get("mode"), r.get("size_tokens"), r.get("overlap_ratio"),
+                                    r.get("ndcg@10"), r.get("mrr@10"), r.get("hit@5"), r.get("answer_in_2000_tokens"))
+                                   for lang, r in sorted(recommendations.items())]),
         "rows": len(rows),
-        "languages": dg.MetadataValue.json(sorted(golden)),
+        "languages": dg.MetadataValue.text(", ".join(sorted(golden))),
         "json": dg.MetadataValue.path(paths.get("json", "")),
         "reused": reused,
     }
     if plot.is_file():
+        # an image the catalog shows inline (Markdown with a data URI), not only a link to the file
         metadata["plot"] = dg.MetadataValue.md(f"![ablation](data:image/png;base64,{base64.b64encode(plot.read_bytes()).decode()})")
         metadata["plot_path"] = dg.MetadataValue.path(str(plot))
     return dg.MaterializeResult(data_version=dg.DataVersion(memo), metadata=metadata)
@@ -668,9 +617,11 @@ _DEFINED = [raw_sources, parsed_sections, chunks, enriched_chunks, deduped_chunk
 def build_assets(chunking_path: str | Path = CHUNKING_CONFIG_PATH, pipeline_path: str | Path = PIPELINE_CONFIG_PATH) -> list[dg.AssetsDefinition]:
     """The eight assets, in graph order, with code versions computed from the given config files (:mod:`.versions`)."""
     versions = code_versions(load_chunking_config(chunking_path), load_pipeline_config(pipeline_path))
-    return [a.map_asset_specs(lambda spec: spec.replace_attributes(code_version=versions[spec.key.to_user_string()]))
-            for a in _DEFINED]
 
+    def finish(spec: dg.AssetSpec) -> dg.AssetSpec:
+        note = PARTITION_NOTE if spec.partitions_def is not None else ""
+        return spec.replace_attributes(code_version=versions[spec.key.to_user_string()],
+                                       description=(spec.description or "") + note)
 
-ASSETS = build_assets()  # from configs/*.yaml (or $HERITAGE_CHUNKING_CONFIG / $HERITAGE_PIPELINE_CONFIG)
-PARTITIONED_ASSETS = ASSETS[:6]
+    return [a.map_asset_specs(finish) for a in _DEFINED]
+

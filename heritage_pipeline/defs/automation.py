@@ -21,6 +21,8 @@ from .partitions import language_partitions
 from .resources import SettingsResource
 
 PARTITIONED_KEYS = ("raw_sources", "parsed_sections", "chunks", "enriched_chunks", "deduped_chunks", "embedded_chunks")
+# Run tag of every run that writes the LanceDB index: configs/dagster.yaml limits such runs to one at a time.
+INDEX_WRITES_TAG = {"index_writes": "lancedb"}
 NIGHTLY_CRON = "0 2 * * *"
 NIGHTLY_TZ = "Europe/Amsterdam"
 
@@ -31,7 +33,7 @@ def build_jobs(executor_def: dg.ExecutorDefinition = dg.in_process_executor) -> 
         dg.define_asset_job("ingest_job", selection=dg.AssetSelection.keys(*PARTITIONED_KEYS), executor_def=executor_def,
                             description="Raw sources to embedded chunks for one source_type x language partition."),
         dg.define_asset_job("index_job", selection=dg.AssetSelection.keys("lancedb_index", "ablation_report"),
-                            executor_def=executor_def,
+                            executor_def=executor_def, tags=INDEX_WRITES_TAG,
                             description="Sync the LanceDB index with every materialised partition, then the ablation report."),
     ]
 
@@ -64,5 +66,6 @@ def language_sensor(context: dg.SensorEvaluationContext, settings: SettingsResou
 
 index_automation = dg.AutomationConditionSensorDefinition(
     "index_automation", target=dg.AssetSelection.keys("lancedb_index"), minimum_interval_seconds=60,
+    run_tags=INDEX_WRITES_TAG,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Materialises lancedb_index after partitions were updated (e.g. by the nightly registry runs).")

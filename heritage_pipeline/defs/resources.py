@@ -48,12 +48,22 @@ class SettingsResource(dg.ConfigurableResource):
 
 
 class TokenizerResource(dg.ConfigurableResource):
-    """Token counting for every size in the pipeline (cl100k by default, offline)."""
+    """Token counting for every size in the pipeline: ``chunking.yaml``'s ``tokenizer`` and ``tokenizer_backend``
+    (cl100k by default, offline; both backends give the same ids)."""
 
     encoding: str = "cl100k"
+    backend: str = "auto"
 
     def get(self) -> Tokenizer:
-        return get_tokenizer(self.encoding)
+        """The shared tokenizer of this encoding and backend.
+
+        Returns:
+            A :class:`Tokenizer` (units: tokens of ``encoding``).
+
+        Raises:
+            ValueError: unknown encoding or backend, or an encoding not shipped (nothing is downloaded).
+        """
+        return get_tokenizer(self.encoding, self.backend)
 
 
 class EmbedderResource(dg.ConfigurableResource):
@@ -69,6 +79,7 @@ class EmbedderResource(dg.ConfigurableResource):
     window_overlap_tokens: int = 32
     cache_path: str = ""
     backend: str = "torch"
+    model_cache: str = ""  # where onnx-int8 / model2vec models are derived: <output>/cache/models
 
     def config(self) -> EmbedderConfig:
         return EmbedderConfig(model=self.model, batch_size=self.batch_size, device=self.device,
@@ -78,15 +89,16 @@ class EmbedderResource(dg.ConfigurableResource):
                               backend=self.backend)  # type: ignore[arg-type]
 
     def get(self):
-        return _embedder(self.config())
+        """The embedder of this config (built once per process and config)."""
+        return _embedder(self.config(), self.model_cache)
 
     def cache(self) -> EmbeddingCache | None:
         return EmbeddingCache(self.cache_path) if self.cache_path else None
 
 
 @lru_cache(maxsize=4)
-def _embedder(cfg: EmbedderConfig):
-    return make_embedder(cfg)
+def _embedder(cfg: EmbedderConfig, model_cache: str = ""):
+    return make_embedder(cfg, model_cache=model_cache or None)
 
 
 class LanceDBResource(dg.ConfigurableResource):
@@ -109,11 +121,12 @@ def build_resources(chunking_path: str | Path, pipeline_path: str | Path, *, dat
         "settings": SettingsResource(chunking_config=str(Path(chunking_path).resolve()),
                                      pipeline_config=str(Path(pipeline_path).resolve()),
                                      data_dir=str(pcfg.data_path), output_dir=str(out), storage_dir=str(out / "storage")),
-        "tokenizer": TokenizerResource(encoding=ccfg.tokenizer),
+        "tokenizer": TokenizerResource(encoding=ccfg.tokenizer, backend=ccfg.tokenizer_backend),
         "embedder": EmbedderResource(model=e.model, batch_size=e.batch_size, device=e.device, query_prefix=e.query_prefix,
                                      passage_prefix=e.passage_prefix, context_prefix=e.context_prefix,
                                      long_text=e.long_text, window_overlap_tokens=e.window_overlap_tokens,
-                                     cache_path=str(out / "cache" / "embeddings.sqlite"), backend=e.backend),
+                                     cache_path=str(out / "cache" / "embeddings.sqlite"), backend=e.backend,
+                                     model_cache=str(out / "cache" / "models")),
         "lancedb": LanceDBResource(uri=pcfg.resolve(pcfg.lancedb.uri) if output_dir is None else str(out / "lancedb"),
                                    table=pcfg.lancedb.table),
         "io_manager": ParquetIOManagerFactory(base_dir=str(out / "storage")),

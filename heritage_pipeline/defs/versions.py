@@ -36,6 +36,9 @@ EMBEDDER_OUTPUT_KEYS = ("model", "backend", "query_prefix", "passage_prefix", "c
 # search-time settings: they shape the ablation's retrieval results, not the index content
 RETRIEVAL_KEYS = tuple(f"lancedb.{k}" for k in ("rrf_k", "vector_weight", "fts_weight", "candidates"))
 PACKAGE = Path(__file__).resolve().parent.parent
+# The asset bodies hold stage logic too (row reuse, the gazetteer key, what is stored beside the outputs): every
+# asset's code version hashes that file, so changing it never reuses outputs stored by the old logic.
+ASSETS_FILE = PACKAGE / "defs" / "assets.py"
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ STAGES: dict[str, StageInputs] = {
                                             "quality.drop_reasons"),
                                   modules=("dedup.minhash", "enrich.quality"), files=(PACKAGE / "stages.py",)),
     "embedded_chunks": StageInputs(pipeline=EMBEDDER, modules=("embed.embedders", "embed.cache"), files=(PACKAGE / "stages.py",)),
-    "lancedb_index": StageInputs(chunking=("outputs",), modules=("index.writer", "index.search")),
+    "lancedb_index": StageInputs(chunking=("outputs",), modules=("index.sync", "index.writer", "index.search")),
     "ablation_report": StageInputs(chunking=("*",), pipeline=EMBEDDER + RETRIEVAL_KEYS + ("ablation",),
                                    modules=("heritage_pipeline_eval.ablation",)),
 }
@@ -93,7 +96,13 @@ def config_hash(stage: str, chunking: ChunkingConfig, pipeline: PipelineConfig) 
 def code_version(stage: str, chunking: ChunkingConfig, pipeline: PipelineConfig) -> str:
     """``cfg-<config hash>.src-<source hash>`` for ``stage`` (see the module docstring)."""
     spec = STAGES[stage]
-    return f"cfg-{config_hash(stage, chunking, pipeline)}.src-{source_hash(*spec.modules, files=spec.files)}"
+    return f"cfg-{config_hash(stage, chunking, pipeline)}.src-{source_hash(*spec.modules, files=hashed_files(stage))}"
+
+
+def hashed_files(stage: str) -> tuple[Path, ...]:
+    """The data and source files hashed into ``stage``'s code version besides its modules' import closure: the
+    stage's own files plus ``defs/assets.py`` (see :data:`ASSETS_FILE`)."""
+    return tuple(STAGES[stage].files) + (ASSETS_FILE,)
 
 
 def code_versions(chunking: ChunkingConfig, pipeline: PipelineConfig) -> dict[str, str]:

@@ -34,13 +34,30 @@ def resolve_model(model: str) -> tuple[str, str]:
     return model, model
 
 
-def derived_model_dir(kind: str, source: str) -> Path:
+def default_model_cache() -> Path:
+    """Where locally derived models are built: ``$HERITAGE_PIPELINE_MODEL_CACHE``, else ``<output_dir>/cache/models``
+    of ``configs/pipeline.yaml`` (inside the output folder, so ``make clean`` removes them; never the user's home)."""
+    env = os.environ.get("HERITAGE_PIPELINE_MODEL_CACHE")
+    if env:
+        return Path(env)
+    from heritage_pipeline.core.config import load_pipeline_config
+
+    return load_pipeline_config().output_path / "cache" / "models"
+
+
+def derived_model_dir(kind: str, source: str, root: str | Path | None = None) -> Path:
     """Folder for a model derived locally from ``source`` (ONNX export, model2vec distillation).
 
-    ``$HERITAGE_PIPELINE_MODEL_CACHE`` or ``~/.cache/heritage_pipeline/models``, then ``<kind>-<hash>`` where the
-    hash covers the source folder's file names and sizes (a changed source model gets a new folder).
+    Args:
+        kind: what is derived (``onnx-int8``, ``model2vec-pca256``).
+        source: the source model folder (or name).
+        root: the models cache folder (the run's ``<output>/cache/models``); default :func:`default_model_cache`.
+
+    Returns:
+        ``<root>/<kind>-<hash>`` where the hash covers the source folder's file names and sizes (a changed source
+        model gets a new folder).
     """
-    root = Path(os.environ.get("HERITAGE_PIPELINE_MODEL_CACHE", Path.home() / ".cache" / "heritage_pipeline" / "models"))
+    root = Path(root) if root else default_model_cache()
     src = Path(source)
     if src.is_dir():
         files = sorted((p.relative_to(src).as_posix(), p.stat().st_size) for p in src.rglob("*") if p.is_file())
@@ -162,7 +179,7 @@ class OnnxInt8Embedder(WindowedEmbedder):
     backend = "onnx-int8"
 
     def __init__(self, model: str = "minilm", *, threads: int | None = None, model_dir: str | Path | None = None,
-                 **kwargs) -> None:
+                 model_cache: str | Path | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -170,7 +187,7 @@ class OnnxInt8Embedder(WindowedEmbedder):
         path, self.model_id = resolve_model(model)
         if not Path(path).is_dir():
             raise ValueError(f"embedder model {model!r}: the onnx-int8 backend needs a local sentence-transformers folder")
-        folder = Path(model_dir) if model_dir else derived_model_dir("onnx-int8", path)
+        folder = Path(model_dir) if model_dir else derived_model_dir("onnx-int8", path, model_cache)
         _build_atomically(folder, lambda tmp: export_onnx_int8(path, tmp))
         self.folder = folder
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -233,7 +250,7 @@ class Model2VecEmbedder(WindowedEmbedder):
     backend = "model2vec"
 
     def __init__(self, model: str = "minilm", *, pca_dims: int = 256, model_dir: str | Path | None = None,
-                 **kwargs) -> None:
+                 model_cache: str | Path | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         from model2vec import StaticModel
 
@@ -245,7 +262,7 @@ class Model2VecEmbedder(WindowedEmbedder):
 
             distill(model_name=path, pca_dims=pca_dims, device="cpu").save_pretrained(str(tmp))
 
-        folder = Path(model_dir) if model_dir else derived_model_dir(f"model2vec-pca{pca_dims}", path)
+        folder = Path(model_dir) if model_dir else derived_model_dir(f"model2vec-pca{pca_dims}", path, model_cache)
         _build_atomically(folder, build)
         self.model = StaticModel.from_pretrained(str(folder))
         self.dim = int(self.model.dim)
@@ -270,7 +287,7 @@ class USEEmbedder(WindowedEmbedder):
 
         self.model = USE(threads=threads or max(1, os.cpu_count() or 1))
         self.model_id = "use-multilingual-v3"
-        self.dim = 512
+        self.dim = int(self._encode(["dim"]).shape[1])  # read from the model (512 for USE v3), not assumed
         self.max_tokens = None
 
     def _encode(self, texts: list[str]) -> np.ndarray:
@@ -278,17 +295,29 @@ class USEEmbedder(WindowedEmbedder):
         return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
 
 
-def make_embedder(cfg: EmbedderConfig) -> WindowedEmbedder:
-    """Build the configured embedder (raises ValueError naming the model when it cannot load offline)."""
+def make_embedder(cfg: EmbedderConfig, *, model_cache: str | Path | None = None) -> WindowedEmbedder:
+    """Build the configured embedder.
+
+    Args:
+        cfg: the embedder settings.
+        model_cache: where the onnx-int8 and model2vec backends build their derived model (default
+            :func:`default_model_cache`; the run passes ``<output>/cache/models``).
+
+    Returns:
+        The embedder (vectors of its ``dim``, L2-normalised).
+
+    Raises:
+        ValueError: the model cannot be loaded offline, or the backend is unknown (the message names it).
+    """
     common = dict(batch_size=cfg.batch_size, query_prefix=cfg.query_prefix, passage_prefix=cfg.passage_prefix,
                   window_overlap_tokens=cfg.window_overlap_tokens, long_text=cfg.long_text)
     backend = getattr(cfg, "backend", "torch")
     if cfg.model in USE_ALIASES:
         return USEEmbedder(**common)
     if backend == "onnx-int8":
-        return OnnxInt8Embedder(cfg.model, **common)
+        return OnnxInt8Embedder(cfg.model, model_cache=model_cache, **common)
     if backend == "model2vec":
-        return Model2VecEmbedder(cfg.model, **common)
+        return Model2VecEmbedder(cfg.model, model_cache=model_cache, **common)
     if backend != "torch":
         raise ValueError(f"embedder.backend {backend!r} unknown; use one of {', '.join(BACKENDS)}")
     return SentenceTransformerEmbedder(cfg.model, device=cfg.device, **common)

@@ -127,7 +127,10 @@ def keybert_keywords(texts: list[str], langs: list[str], embedder, *, top_k: int
         vectorizer = CountVectorizer(ngram_range=(1, 2), stop_words=stops, token_pattern=_KW_TOKEN,
                                      vocabulary=sorted(vocab))
         words = list(vectorizer.fit(docs).get_feature_names_out())
-        word_vecs, _, _ = embed_with_cache(embedder, words, cache, prefix="keybert-candidate")
+        # the embedder adds its passage prefix to every candidate: it is part of the key, or a prefix change would
+        # serve the vectors embedded with the old one
+        word_vecs, _, _ = embed_with_cache(embedder, words, cache,
+                                           prefix=f"keybert-candidate\x00{getattr(embedder, 'passage_prefix', '')}")
         kwargs = dict(vectorizer=vectorizer, top_n=top_k, use_mmr=True, diversity=diversity, word_embeddings=word_vecs)
         if doc_vectors is not None:
             kwargs["doc_embeddings"] = doc_vectors[idx]

@@ -72,16 +72,30 @@ def stemmed_languages(chunks: list[Chunk]) -> list[str]:
 
 
 def chunk_rows(chunks: list[Chunk], vectors: np.ndarray, partition: str, *, langs: list[str] | None = None,
-               embedding_model: str | None = None) -> pa.Table:
+               embedding_model: str | None = None, dim: int | None = None) -> pa.Table:
     """Arrow rows of :func:`index_schema` for chunks and their vectors (``float32 [n, dim]``).
 
-    ``langs``: stemmed columns to fill (default: the chunks' own languages). Raises ValueError when the number
-    of vectors differs from the number of chunks.
+    Args:
+        chunks: the chunks of one partition.
+        vectors: their passage vectors, ``[n, dim]``; for no chunks an empty ``[0, dim]`` array gives the width.
+        partition: the partition key (``lang|source_type``).
+        langs: stemmed columns to fill (default: the chunks' own languages).
+        embedding_model: the model id column (default: the chunks' ``meta.embedding_model``).
+        dim: the vector width when ``vectors`` cannot tell it (an empty 1-d array): the embedder's ``dim``.
+
+    Returns:
+        The Arrow table.
+
+    Raises:
+        ValueError: the number of vectors differs from the number of chunks, or the width is unknown.
     """
     vectors = np.asarray(vectors, dtype=np.float32)
     if len(vectors) != len(chunks):
         raise ValueError(f"partition {partition}: {len(chunks)} chunks but {len(vectors)} vectors")
-    dim = int(vectors.shape[1]) if vectors.ndim == 2 and len(vectors) else 384
+    if vectors.ndim == 2 and vectors.shape[1]:
+        dim = int(vectors.shape[1])  # from the embedder's vectors, never a guessed default
+    elif dim is None:
+        raise ValueError(f"partition {partition}: no vectors to read the width from; pass dim (the embedder's dim)")
     langs = stemmed_languages(chunks) if langs is None else langs
     model = embedding_model if embedding_model is not None else next((c.meta.embedding_model for c in chunks if c.meta.embedding_model), "")
     search_text = [c.embedding_text() for c in chunks]

@@ -37,7 +37,7 @@ def main() -> None:
     for lang, ts in parts.items():
         texts += ts[: args.n]
         langs += [lang] * min(args.n, len(ts))
-    emb = make_embedder(EmbedderConfig())
+    emb = make_embedder(EmbedderConfig(model="minilm"))
     emb.embed_passages(["warm up"])
     keybert_keywords(["warm up text about museums and archives"], ["en"], emb, top_k=6, diversity=0.5)
     t0 = time.perf_counter()

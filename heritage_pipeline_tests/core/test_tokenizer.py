@@ -67,8 +67,34 @@ def test_backend_choice_and_errors():
     assert repr(Tokenizer("cl100k", "tiktoken")) == "Tokenizer('cl100k', backend='tiktoken')"
     with pytest.raises(ValueError, match="backend 'nope'"):
         Tokenizer("cl100k", "nope")
-    with pytest.raises(ValueError, match="not available offline"):
+    with pytest.raises(ValueError, match="unknown encoding 'no-such-encoding'"):
         Tokenizer("no-such-encoding")
+
+
+def test_an_encoding_not_shipped_fails_at_once_without_network(monkeypatch, tmp_path):
+    """o200k_base is known to tiktoken but its file is not bundled: no connection is attempted, and the error names
+    the encoding and how to provide it."""
+    import socket
+
+    from heritage_pipeline.core import tokenizer as tk
+
+    attempts = []
+
+    def refuse(*args, **kwargs):
+        attempts.append(args)
+        raise OSError("network disabled by the test")
+
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))  # an empty cache
+    tk._load_encoding.cache_clear()
+    with pytest.raises(tk.EncodingNotShippedError, match="'o200k_base' is not shipped.*TIKTOKEN_CACHE_DIR"):
+        Tokenizer("o200k_base", "tiktoken")
+    assert attempts == []
+    assert Tokenizer("cl100k", "tiktoken").count("ok") == 1  # the bundled encoding still loads, and read_file is restored
+    from tiktoken import load
+
+    assert load.read_file is not tk._offline_read_file
 
 
 def test_a_fast_backend_that_disagrees_is_not_used(monkeypatch):

@@ -8,19 +8,42 @@ from heritage_pipeline.dedup.minhash import DedupRecord
 from heritage_pipeline_tests._chunks import make_chunk
 
 
+def _count(text: str) -> int:
+    from heritage_pipeline.core.tokenizer import get_tokenizer
+
+    return get_tokenizer("cl100k").count(text)
+
+
 def test_checks_pass_and_fail():
     raw = "# T\n\nSome text here.\n"
     good = make_chunk(0, "Some text here.", source="a.md")
     good.spans.char_start, good.spans.char_end = 5, 20
-    out = {o.name: o for o in deduped_checks([good], [good], [], 1200, {"a.md": raw}, {"a.md": True}, {"a.md": "ok", "b.md": "ok"},
-                                             {"b.md": ["all messages under 100 characters"]})}
+    out = {o.name: o for o in deduped_checks([good], [good], [], {"*": 1200}, {"a.md": raw}, {"a.md": True}, {"a.md": "ok", "b.md": "ok"},
+                                             {"b.md": ["all messages under 100 characters"]}, count=_count)}
     assert all(o.passed for o in out.values()), {k: o.metadata for k, o in out.items() if not o.passed}
     bad = make_chunk(1, "Other", source="a.md", len_tokens=5000)
     bad.spans.char_start, bad.spans.char_end = 0, 999
     lost = make_chunk(2, "vanished", source="a.md")
     log = [DedupRecord("doc#sec#0009", "c.md", "doc#sec#0000", "a.md", 0.95, "near-duplicate (minhash)")]
-    out = {o.name: o for o in deduped_checks([good, bad, lost], [good, bad, bad], log, 1200, {"a.md": raw}, {"a.md": True, "d.md": True},
-                                             {"a.md": "ok", "d.md": "ok"})}
+    out = {o.name: o for o in deduped_checks([good, bad, lost], [good, bad, bad], log, {"*": 1200}, {"a.md": raw}, {"a.md": True, "d.md": True},
+                                             {"a.md": "ok", "d.md": "ok"}, count=lambda t: 5000 if t.endswith("Other") else 3)}
     assert not out["spans_round_trip"].passed and not out["no_chunk_over_max"].passed and not out["ids_unique"].passed
     assert out["inputs_accounted_for"].metadata["not_accounted"] == ["d.md"] and out["inputs_accounted_for"].severity == "WARN"
     assert not out["dedup_log_complete"].passed and any("disappeared" in p for p in out["dedup_log_complete"].metadata["problems"])
+
+
+def test_no_chunk_over_max_recounts_and_uses_the_source_type_caps():
+    """A stored ``len_tokens`` that lies does not hide an oversize chunk, and a website chunk is held to the
+    website cap (800 tokens by default), not the global 1200."""
+    from heritage_pipeline.core.config import ChunkingConfig
+    from heritage_pipeline.dedup.checks import over_max, source_caps
+
+    caps = source_caps(ChunkingConfig())
+    assert caps["website"] == 800 and caps["conversation"] == 1000 and caps["document"] == 1200
+    text = "word " * 900  # 900 tokens: over the website cap, under the document cap
+    web = make_chunk(0, text, source="page.html", len_tokens=10)  # a stale, too small stored count
+    web.meta.source_type = "website"
+    doc = make_chunk(1, text, source="a.md", len_tokens=10)
+    over = over_max([web, doc], caps, _count)
+    assert [(i, cap) for i, _n, cap in over] == [(web.id, 800)]
+    assert over[0][1] == _count(web.embedding_text()) > 800

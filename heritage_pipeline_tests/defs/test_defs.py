@@ -39,9 +39,12 @@ def test_ui_groups_kinds_descriptions_and_partitions(project):
     defs = project.definitions()
     graph = defs.resolve_asset_graph()
     groups = {k.to_user_string(): graph.get(k).group_name for k in graph.get_all_asset_keys()}
-    assert groups == {"raw_sources": "ingest", "parsed_sections": "parse", "chunks": "chunk", "enriched_chunks": "enrich",
-                      "deduped_chunks": "quality", "embedded_chunks": "embed", "lancedb_index": "index",
+    # stage families: the graph opens as one row ingest -> chunk -> index -> evaluate
+    assert groups == {"raw_sources": "ingest", "parsed_sections": "ingest", "chunks": "chunk", "enriched_chunks": "chunk",
+                      "deduped_chunks": "chunk", "embedded_chunks": "index", "lancedb_index": "index",
                       "ablation_report": "evaluate"}
+    for key in graph.get_all_asset_keys():  # every partitioned asset says why some combinations stay empty
+        assert ("never materialised" in graph.get(key).description) == (graph.get(key).partitions_def is not None)
     for key in graph.get_all_asset_keys():
         node = graph.get(key)
         assert node.kinds, f"{key} has no kinds"
@@ -74,9 +77,9 @@ def test_jobs_schedule_and_sensors_are_defined(project):
 
 
 @pytest.mark.parametrize("kind, executor_name", [("in_process", "in_process"), ("multiprocess", "multiprocess"),
-                                                 ("dask", "dask")])
+                                                 ("celery", "celery")])
 def test_executor_is_chosen_by_pipeline_yaml(tmp_path, kind, executor_name):
-    project = make_project(tmp_path, executor={"kind": kind, "dask_address": "tcp://10.0.0.5:8786" if kind == "dask" else ""})
+    project = make_project(tmp_path, executor={"kind": kind, "celery_broker": "redis://127.0.0.1:6390/0"})
     assert load_pipeline_config(project.pipeline).executor.kind == kind
     defs = project.definitions()
     for job in ("ingest_job", "index_job"):
@@ -150,3 +153,50 @@ def test_workspace_yaml_points_at_the_definitions_module():
     ws = yaml.safe_load((REPO / "workspace.yaml").read_text())
     assert ws["load_from"][0]["python_module"]["module_name"] == "heritage_pipeline.definitions"
     assert os.path.exists(REPO / "heritage_pipeline" / "definitions.py")
+
+
+def test_tokenizer_backend_of_chunking_yaml_reaches_the_run(tmp_path):
+    """``tokenizer_backend: tiktoken`` is honoured by ``heritage-pipeline run`` (its Dagster tokenizer resource),
+    as it is by ``chunk_text``."""
+    import yaml
+
+    from heritage_pipeline.core.config import DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG
+    from heritage_pipeline.defs.resources import build_resources
+
+    data = yaml.safe_load(DEFAULT_CHUNKING_CONFIG.read_text(encoding="utf-8"))
+    data["tokenizer_backend"] = "tiktoken"
+    path = tmp_path / "chunking.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    resources = build_resources(path, DEFAULT_PIPELINE_CONFIG, output_dir=tmp_path / "out")
+    assert resources["tokenizer"].get().backend == "tiktoken"
+
+
+def test_project_dagster_yaml_queues_runs_and_limits_index_writers(tmp_path, project):
+    """configs/dagster.yaml loads as an instance config: telemetry off, a run queue of 2, one index writer at a
+    time; the runs that write the index carry the tag that limit counts."""
+    from heritage_pipeline.core.config import CONFIG_DIR
+    from heritage_pipeline.defs.automation import INDEX_WRITES_TAG
+
+    (tmp_path / "dagster.yaml").write_text((CONFIG_DIR / "dagster.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    with dg.DagsterInstance.from_config(str(tmp_path)) as instance:
+        queue = instance.get_concurrency_config().run_queue_config
+        assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
+        assert queue.max_concurrent_runs == 2
+        assert [{"key": k, "limit": 1} for k in INDEX_WRITES_TAG] == queue.tag_concurrency_limits
+        assert instance.get_settings("telemetry") == {"enabled": False}
+    defs = project.definitions()
+    assert defs.resolve_job_def("index_job").tags.items() >= INDEX_WRITES_TAG.items()
+    assert defs.resolve_sensor_def("index_automation").run_tags == INDEX_WRITES_TAG
+
+
+def test_every_code_version_hashes_the_stage_logic_it_runs():
+    """An asset's code version covers defs/assets.py (its body holds reuse logic) and, for the index, index/sync.py:
+    editing either can never reuse outputs stored by the old code."""
+    from heritage_pipeline.defs.versions import STAGES, hashed_files
+    from heritage_pipeline.incremental.versions import module_closure
+
+    package = REPO / "heritage_pipeline"
+    for stage, spec in STAGES.items():
+        covered = set(module_closure(*spec.modules)) | set(hashed_files(stage))
+        assert package / "defs" / "assets.py" in covered, stage
+    assert package / "index" / "sync.py" in set(module_closure(*STAGES["lancedb_index"].modules))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -155,6 +156,11 @@ def test_use_multilingual_reads_whole_text_and_is_cross_lingual():
                                        "Le train part à huit heures." * 200])
     assert counts == [1, 1, 1]
     assert float(vecs[0] @ vecs[1]) > float(vecs[0] @ vecs[2])
+    # whole text: two ~2,400-token texts that differ only in their last sentence get different vectors (a model that
+    # truncated would see the same first tokens and return the same vector)
+    filler = "The train leaves the station at eight and arrives at noon. " * 200
+    a, b = use.embed_passages([filler + "The museum keeps paintings.", filler + "Der Hund schläft im Garten."])[0]
+    assert float(np.abs(a - b).max()) > 1e-3  # measured 2e-3 (a mean over ~2,400 tokens moves little, but moves)
 
 
 @pytest.mark.slow
@@ -169,3 +175,19 @@ def test_model2vec_distilled_offline_reads_any_length():
 def test_unknown_model_is_a_clear_error():
     with pytest.raises(ValueError, match="cannot be loaded offline"):
         make_embedder(EmbedderConfig(model="/nonexistent/model"))
+
+
+def test_derived_models_are_built_inside_the_output_folder(tmp_path, monkeypatch):
+    """The ONNX export and the model2vec distillation go to <output>/cache/models (removed by `make clean`), never
+    to the user's home cache."""
+    from heritage_pipeline.core.config import DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, load_pipeline_config
+    from heritage_pipeline.defs.resources import build_resources
+    from heritage_pipeline.embed.embedders import derived_model_dir
+
+    monkeypatch.delenv("HERITAGE_PIPELINE_MODEL_CACHE", raising=False)
+    default = derived_model_dir("onnx-int8", "some-model")
+    assert default.parent == load_pipeline_config().output_path / "cache" / "models"
+    assert Path.home() / ".cache" not in default.parents
+    res = build_resources(DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, output_dir=tmp_path / "out")
+    assert res["embedder"].model_cache == str((tmp_path / "out" / "cache" / "models").resolve())
+    assert derived_model_dir("onnx-int8", "some-model", res["embedder"].model_cache).parent == Path(res["embedder"].model_cache)

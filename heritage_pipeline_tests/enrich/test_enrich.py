@@ -109,9 +109,81 @@ def test_keybert_on_the_embedder_model():
     from heritage_pipeline.core.config import EmbedderConfig
     from heritage_pipeline.embed.embedders import make_embedder
 
-    emb = make_embedder(EmbedderConfig())
+    emb = make_embedder(EmbedderConfig(model="minilm"))
     texts = ["Natural history museums hold type specimens that anchor species names for taxonomists.",
              "Le musée conserve des archives publiques ouvertes aux chercheurs chaque mardi."]
     kws = keybert_keywords(texts, ["en", "fr"], emb, top_k=6, diversity=0.5)
     assert all(1 <= len(k) <= 6 for k in kws)
     assert not ({"the", "le", "des"} & {w for k in kws for p in k for w in p.split()})
+
+
+class _RecordingEmbedder:
+    """A tiny deterministic embedder (8-d hash vectors) that records every passage it embeds, prefix included."""
+
+    model_id = "fake"
+    cache_id = "fake|test"
+    dim = 8
+    max_tokens = None
+
+    def __init__(self, passage_prefix: str = "") -> None:
+        self.passage_prefix = passage_prefix
+        self.seen: list[str] = []
+
+    def _vec(self, text: str):
+        import hashlib
+
+        import numpy as np
+
+        v = np.frombuffer(hashlib.sha256(text.encode()).digest()[:32], dtype=np.uint8).astype(np.float32)[:8] + 1
+        return v / np.linalg.norm(v)
+
+    def embed_passages(self, texts):
+        import numpy as np
+
+        self.seen += [self.passage_prefix + t for t in texts]
+        return np.stack([self._vec(self.passage_prefix + t) for t in texts]), [1] * len(texts)
+
+    def embed_passages_raw(self, texts):  # KeyBERT's own document embeddings (not recorded)
+        import numpy as np
+
+        return np.stack([self._vec(t) for t in texts]), [1] * len(texts)
+
+    def embed_query(self, text):
+        return self._vec(text)
+
+
+def test_keybert_candidate_cache_is_keyed_by_the_passage_prefix(tmp_path):
+    """After a passage-prefix change the candidates are embedded again (with the new prefix), not served from the
+    vectors cached under the old one."""
+    from heritage_pipeline.embed.cache import EmbeddingCache
+
+    texts = ["Natural history museums hold type specimens that anchor species names for taxonomists."]
+    cache = EmbeddingCache(tmp_path / "emb.sqlite")
+    first = _RecordingEmbedder("passage: ")
+    keybert_keywords(texts, ["en"], first, top_k=3, diversity=0.5, cache=cache)
+    assert first.seen and all(t.startswith("passage: ") for t in first.seen)
+    again = _RecordingEmbedder("passage: ")
+    keybert_keywords(texts, ["en"], again, top_k=3, diversity=0.5, cache=cache)
+    assert again.seen == []  # same prefix: every candidate from the cache
+    changed = _RecordingEmbedder("search_document: ")
+    keybert_keywords(texts, ["en"], changed, top_k=3, diversity=0.5, cache=cache)
+    assert changed.seen and all(t.startswith("search_document: ") for t in changed.seen)
+
+
+def test_passages_embedded_now_counts_only_passages(tmp_path):
+    """``passages_embedded_now`` counts chunk passages, not the keyword candidates and breadcrumbs that go through
+    the same cache."""
+    from heritage_pipeline import stages as P
+    from heritage_pipeline.core.config import ChunkingConfig, EmbedderConfig
+    from heritage_pipeline.embed.cache import EmbeddingCache
+
+    cfg = ChunkingConfig()
+    assert cfg.context.keywords.method == "keybert"
+    chunks = [make_chunk(i, t, source="a.md", prefix="Guide > Visits") for i, t in enumerate([
+        "Natural history museums hold type specimens that anchor species names for taxonomists.",
+        "The reading room opens at ten; rare books and maps are for consultation on site only."])]
+    cache = EmbeddingCache(tmp_path / "emb.sqlite")
+    stats: dict[str, int] = {}
+    P.enrich_stage(chunks, cfg, _RecordingEmbedder(), EmbedderConfig(), cache, stats=stats)
+    assert stats["passages_embedded_now"] == 2
+    assert cache.misses > 2  # the candidates (and breadcrumbs) were looked up too, and are not counted

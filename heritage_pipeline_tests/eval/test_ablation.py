@@ -170,3 +170,30 @@ def test_report_without_golden_sets_says_so(tmp_path):
     result = write_report([], tmp_path)
     assert "No golden set was evaluated" in result.markdown
     assert json.loads((tmp_path / "ablation.json").read_text()) == []
+
+
+def test_report_prose_is_computed_from_the_rows_and_the_config(tmp_path):
+    """No fixed sentence: a best row of the same size as the chosen one is not called "larger chunks"; the presets
+    and the corpus description come from the config and the golden sets."""
+    from heritage_pipeline.core.config import ChunkingConfig, DomainPreset
+    from heritage_pipeline_eval.ablation import CorpusDoc, describe_corpus, to_markdown
+
+    rows = [_row("fr", 600, 0.15, "hybrid", 0.860, 0.95), _row("fr", 600, 0.25, "hybrid", 0.890, 0.90)]
+    recs = recommend(rows, 0.93)
+    why = recs["fr"]["why"]
+    assert "larger chunks" not in why and "same size (600 tokens)" in why and "+0.030 nDCG@10" in why
+    assert "less often (-0.050)" in why
+    rows = [_row("en", 400, 0.15, "hybrid", 0.860, 0.95), _row("en", 800, 0.15, "hybrid", 0.890, 0.90)]
+    assert "larger chunks (800 vs 400 tokens)" in recommend(rows, 0.93)["en"]["why"]
+
+    presets = ChunkingConfig().domains.presets | {"faq": DomainPreset(size_tokens=450, overlap_ratio=0.10)}
+    folder = tmp_path / "en"
+    folder.mkdir()
+    (folder / "manifest.json").write_text('{"src": "xquad.en.json"}', encoding="utf-8")
+    corpus = describe_corpus({"en": folder}, {"en": ([1, 2, 3], {"a": "x"}, [CorpusDoc("a", "x", True)])})
+    assert corpus == [f"en: 3 questions on 1 golden documents from xquad.en.json ({folder}), with no distractor documents."]
+    for r in rows:  # the columns of the full table
+        r.update({"ndcg@10_paragraph": r["ndcg@10"], "index_bytes": 4096, "build_s": 1.0, "p50_ms": 1.0, "p95_ms": 2.0})
+    md = to_markdown(rows, recommend(rows), corpus=corpus, presets=presets)
+    assert "faq 450/10%" in md and "legal 600/25%" in md and "no distractor documents" in md
+    assert "XQuAD" not in md and "distractors" not in md.replace("no distractor documents", "")

@@ -191,3 +191,17 @@ def test_search_command_prints_ranked_hits_and_json(tmp_path, capsys):
     table = capsys.readouterr().out
     assert "musee" in table and "gare" not in table
     assert main(["search", "x", "--out", str(tmp_path / "missing")]) == 2
+
+
+def test_chunk_rows_of_an_empty_partition_take_the_embedders_width():
+    """An empty partition of a 512-d embedder (USE, the default) gets a 512-d vector column, not a guessed 384."""
+    import numpy as np
+    import pytest
+
+    from heritage_pipeline.index.schema import chunk_rows
+
+    table = chunk_rows([], np.zeros((0, 512), dtype=np.float32), "en|document")
+    assert table.schema.field("vector").type.list_size == 512
+    assert chunk_rows([], np.zeros(0, dtype=np.float32), "en|document", dim=384).schema.field("vector").type.list_size == 384
+    with pytest.raises(ValueError, match="pass dim"):
+        chunk_rows([], np.zeros(0, dtype=np.float32), "en|document")

@@ -1,0 +1,97 @@
+"""The index stage as a plain function (index/sync.py): what it writes, and that two writers at once both succeed.
+
+Small in-memory inputs: two partitions of hand-made chunks with 8-d vectors, stored as the embedded_chunks Parquet
+files the asset would read, and one raw_sources partition holding a quarantined file.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+import numpy as np
+import pytest
+import pyarrow.parquet as pq
+
+from heritage_pipeline.core.models import chunks_to_table
+from heritage_pipeline.incremental.versions import with_versions
+from heritage_pipeline.index.sync import sync_index
+from heritage_pipeline.sources.discovery import RawSource, sources_to_table
+
+from heritage_pipeline_tests._chunks import make_chunk
+from heritage_pipeline_tests.ops_fixtures import index_rows
+
+FIELDS = ["id", "text", "meta", "spans"]
+
+
+def _store(out: Path, version: str = "v1") -> dict[str, Path]:
+    """Two embedded_chunks partitions and a raw_sources partition with one quarantined file, under ``out/storage``."""
+    current = {}
+    for key, texts in {"en|document": ["The Loire is the longest river.", "The Seine flows through Paris."],
+                       "fr|document": ["La Loire est le plus long fleuve."]}.items():
+        lang, st = key.split("|")
+        chunks = [make_chunk(i, t, source=f"{lang}.md", lang=lang) for i, t in enumerate(texts)]
+        for c in chunks:
+            c.id = f"{lang}:{c.id}"
+        vecs = np.random.default_rng(len(texts)).random((len(chunks), 8), dtype=np.float32)
+        path = out / "storage" / "embedded_chunks" / lang / f"{st}.parquet"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(with_versions(chunks_to_table(chunks, vecs.tolist()), f"{key}-{version}", "cv"), path)
+        current[key] = path
+    raw = out / "storage" / "raw_sources" / "en" / "document.parquet"
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    bad = RawSource(path="raw/document/broken.md", abs_path="/x/broken.md", source_type="document", lang="en",
+                    status="quarantined", reason="not valid UTF-8 (byte 0xff at offset 3)", encoding="", sha256="0",
+                    n_bytes=4, text="")
+    pq.write_table(sources_to_table([bad]), raw)
+    return current
+
+
+def _sync(out: str, start_at: float = 0.0) -> tuple[list[str], int]:
+    """One writer (run in a separate process by the concurrency test), starting at the wall-clock time
+    ``start_at`` so that two writers really overlap."""
+    import time
+
+    time.sleep(max(0.0, start_at - time.time()))
+    out_p = Path(out)
+    current = {k: out_p / "storage" / "embedded_chunks" / k.split("|")[0] / "document.parquet"
+               for k in ("en|document", "fr|document")}
+    res = sync_index(str(out_p / "lancedb"), "chunks", current, "cv", out_p, FIELDS)
+    return res.rewritten, res.rows
+
+
+def test_sync_writes_index_jsonl_and_quarantine_and_then_nothing(tmp_path):
+    current = _store(tmp_path)
+    res = sync_index(str(tmp_path / "lancedb"), "chunks", current, "cv", tmp_path, FIELDS)
+    assert res.rewritten == ["en|document", "fr|document"] and res.rows == 3
+    assert res.per_partition == {"en|document": 2, "fr|document": 1}
+    lines = [json.loads(x) for x in (tmp_path / "chunks.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [x["id"] for x in lines] == sorted(r["id"] for r in index_rows(tmp_path / "lancedb"))
+    quarantine = [json.loads(x) for x in (tmp_path / "quarantine.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert quarantine == [{"path": "raw/document/broken.md", "reason": "not valid UTF-8 (byte 0xff at offset 3)",
+                           "stage": "discover"}]
+    again = sync_index(str(tmp_path / "lancedb"), "chunks", current, "cv", tmp_path, FIELDS)
+    assert again.rewritten == [] and again.rows == 3 and again.data_version == res.data_version
+    # a partition no longer stored leaves the index
+    gone = sync_index(str(tmp_path / "lancedb"), "chunks", {"en|document": current["en|document"]}, "cv", tmp_path, FIELDS)
+    assert gone.removed == ["fr|document"] and gone.per_partition == {"en|document": 2}
+
+
+@pytest.mark.slow
+def test_two_concurrent_writers_both_succeed_and_the_index_equals_a_single_writers(tmp_path):
+    """Two processes sync the same output at once (as two `heritage-pipeline run` do): the lock serialises them,
+    the second finds everything current, and the index equals the one a single writer builds."""
+    _store(tmp_path / "both")
+    _store(tmp_path / "one")
+    import time
+
+    ctx = multiprocessing.get_context("spawn")
+    start_at = time.time() + 15  # after both workers imported LanceDB and the pipeline
+    with ctx.Pool(2) as pool:
+        results = pool.starmap(_sync, [(str(tmp_path / "both"), start_at)] * 2)
+    assert sorted(len(r[0]) for r in results) == [0, 2]  # one wrote both partitions, the other nothing
+    assert all(rows == 3 for _, rows in results)
+    _sync(str(tmp_path / "one"))
+    both, one = index_rows(tmp_path / "both" / "lancedb"), index_rows(tmp_path / "one" / "lancedb")
+    assert [(r["id"], r["text"], r["partition"]) for r in both] == [(r["id"], r["text"], r["partition"]) for r in one]
