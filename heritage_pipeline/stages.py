@@ -19,6 +19,7 @@ from heritage_pipeline.core.config import ChunkingConfig, EmbedderConfig
 from heritage_pipeline.dedup.minhash import DedupRecord, dedup_chunks
 from heritage_pipeline.sources.discovery import RawSource
 from heritage_pipeline.embed.cache import EmbeddingCache, embed_with_cache
+from heritage_pipeline.enrich.keywords import is_record
 from heritage_pipeline.enrich.stage import enrich_chunks
 from heritage_pipeline.enrich.heritage import annotate_heritage
 from heritage_pipeline.sources.linkml import type_label
@@ -95,8 +96,9 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
     so the embedding stage does not embed it again)."""
     annotate_heritage(chunks, config, data_dir)  # heritage mentions + coreference (enrich/heritage.py) -> meta.mentioned_entities
     doc_vectors = None
-    if embedder is not None and config.context.keywords.method == "keybert" and chunks:
-        doc_vectors, _, _ = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)
+    prose = [c for c in chunks if not is_record(c)]  # registry rows take their slot values as keywords: no vectors
+    if embedder is not None and config.context.keywords.method == "keybert" and prose:
+        doc_vectors, _, _ = passage_vectors(prose, embedder, ecfg or EmbedderConfig(), cache)
     enrich_chunks(chunks, config, embedder, doc_vectors, cache)
     assess_quality(chunks, config)
     return chunks
