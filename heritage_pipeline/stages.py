@@ -16,7 +16,8 @@ import pyarrow as pa
 
 from heritage_pipeline.chunking.chunker import Chunker
 from heritage_pipeline.core.config import ChunkingConfig, EmbedderConfig
-from heritage_pipeline.dedup.minhash import DedupRecord, dedup_chunks
+from heritage_pipeline.dedup.identity import dedup_records_and_prose
+from heritage_pipeline.dedup.minhash import DedupRecord
 from heritage_pipeline.sources.discovery import RawSource
 from heritage_pipeline.embed.cache import EmbeddingCache, embed_with_cache
 from heritage_pipeline.enrich.keywords import is_record
@@ -105,10 +106,11 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
 
 
 def dedup_stage(chunks: list[Chunk], config: ChunkingConfig) -> tuple[list[Chunk], list[DedupRecord]]:
-    """Optional quality drops (logged), then exact + near-duplicate removal (logged)."""
+    """Optional quality drops (logged), then dedup (logged): registry rows and LinkML entities by identity
+    (dedup/identity.py: same ISIL / QID / hc_id / GHCID... = same institution), prose by exact hash + MinHash."""
     kept, low = drop_low_quality(chunks, config)
-    kept, log = dedup_chunks(kept, config.quality.dedup, min_tokens=config.quality.length.min_tokens,
-                             max_tokens=config.quality.length.max_tokens)
+    kept, log = dedup_records_and_prose(kept, config.quality.dedup, min_tokens=config.quality.length.min_tokens,
+                                        max_tokens=config.quality.length.max_tokens)
     log = [DedupRecord(c.id, c.meta.source_path, "", "", None, f"dropped: {why}") for c, why in low] + log
     return kept, log
 
