@@ -15,7 +15,8 @@ Modes (each prints its figures):
   row = (T(rows) - T(base)) / (rows - base). The same for the embedder alone (the same model, backend and batch
   size, on the row texts the pipeline embeds: prefix + text), and the ratio run / embedding. Peak memory: the
   largest resident set of the ``run`` process tree (sampled every 0.5 s with psutil). Then the unchanged re-run of
-  the big registry (same output folder) and its wall time.
+  the big registry (same output folder) and its wall time. CPU seconds (user + system of the command) are printed
+beside wall times: on a shared machine the wall time depends on the other jobs (the load average is printed).
 
 Usage::
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -46,6 +48,7 @@ from heritage_pipeline.sources.registry import parse_registry  # noqa: E402
 
 SOURCES = [REPO / "data" / "eval" / "registries", REPO / "data" / "raw" / "csv_registry"]
 _B36 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+LAST_CPU_S = 0.0
 
 
 def _b36(n: int) -> str:
@@ -134,12 +137,18 @@ class _PeakRSS:
 
 
 def _timed(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, int, str]:
+    """Run ``cmd``: (wall seconds, peak RSS bytes of its process tree, output). The CPU seconds (user + system) of
+    the command are left in :data:`LAST_CPU_S` (the machine is shared: wall time depends on the load)."""
+    global LAST_CPU_S
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     mem = _PeakRSS(p.pid)
     out, _ = p.communicate()
     dt = time.perf_counter() - t0
     peak = mem.stop()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    LAST_CPU_S = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({p.returncode}):\n{out[-3000:]}")
     return dt, peak, out
@@ -152,9 +161,13 @@ def bench_chunk(rows: int) -> dict:
     dt, peak, out = _timed(cmd, REPO)
     n = sum(1 for _ in open(tmp / "chunks.jsonl", encoding="utf-8"))
     shutil.rmtree(tmp, ignore_errors=True)
+    cpu = LAST_CPU_S
     res = {"rows": rows, "chunks": n, "seconds": round(dt, 2), "rows_per_s": round(rows / dt, 1),
-           "peak_rss_mb": round(peak / 2**20)}
-    print(f"chunk: {rows} rows -> {n} chunks in {dt:.1f} s = {rows / dt:.0f} rows/s (peak RSS {peak / 2**20:.0f} MB)")
+           "cpu_seconds": round(cpu, 2), "rows_per_cpu_s": round(rows / cpu, 1) if cpu else None,
+           "peak_rss_mb": round(peak / 2**20), "load_1min_after": round(os.getloadavg()[0], 2)}
+    print(f"chunk: {rows} rows -> {n} chunks in {dt:.1f} s wall = {rows / dt:.0f} rows/s; {cpu:.1f} CPU s = "
+          f"{rows / cpu if cpu else 0:.0f} rows per CPU second (peak RSS {peak / 2**20:.0f} MB, 1-minute load "
+          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
     return res
 
 
@@ -213,7 +226,9 @@ def bench_run(rows: int, base: int) -> dict:
     embedder.embed_passages(["warm-up"])
     e_base, e_big = _embed_alone(base, embedder, ecfg), _embed_alone(rows, embedder, ecfg)
     t_base, _, tmp_base = _run_once(base)
+    c_base = LAST_CPU_S
     t_big, peak, tmp_big = _run_once(rows)
+    c_big = LAST_CPU_S
     t_rerun, _, _ = _run_once(rows, tmp_big)
     m_run = (t_big - t_base) / (rows - base)
     m_emb = (e_big - e_base) / (rows - base)
@@ -221,6 +236,8 @@ def bench_run(rows: int, base: int) -> dict:
            "embed_alone_s": {"base": round(e_base, 1), "big": round(e_big, 1)},
            "marginal_ms_per_row": {"run": round(1000 * m_run, 3), "embed_alone": round(1000 * m_emb, 3)},
            "ratio_run_over_embed": round(m_run / m_emb, 3) if m_emb > 0 else None,
+           "run_cpu_s": {"base": round(c_base, 1), "big": round(c_big, 1)},
+           "marginal_cpu_ms_per_row_run": round(1000 * (c_big - c_base) / (rows - base), 3),
            "peak_rss_mb": round(peak / 2**20), "unchanged_rerun_s": round(t_rerun, 1),
            "model": f"{ecfg.model} ({ecfg.backend})", "load_1min": round(os.getloadavg()[0], 2)}
     print(f"run: {rows} rows in {t_big:.1f} s, {base} rows in {t_base:.1f} s -> marginal {1000 * m_run:.2f} ms/row; "
