@@ -15,9 +15,11 @@ import numpy as np
 
 from heritage_pipeline.chunking.chunker import Chunker
 from heritage_pipeline.core.config import ChunkingConfig, EmbedderConfig
-from heritage_pipeline.dedup.minhash import DedupRecord, dedup_chunks
+from heritage_pipeline.dedup.identity import dedup_records_and_prose
+from heritage_pipeline.dedup.minhash import DedupRecord
 from heritage_pipeline.sources.discovery import RawSource
 from heritage_pipeline.embed.cache import EmbeddingCache, embed_with_cache
+from heritage_pipeline.enrich.keywords import is_record
 from heritage_pipeline.enrich.stage import enrich_chunks
 from heritage_pipeline.enrich.heritage import annotate_heritage
 from heritage_pipeline.sources.linkml import type_label
@@ -110,8 +112,9 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
     annotate_heritage(chunks, config, data_dir)  # heritage mentions + coreference (enrich/heritage.py) -> meta.mentioned_entities
     doc_vectors = None
     embedded = 0
-    if embedder is not None and config.context.keywords.method == "keybert" and chunks:
-        doc_vectors, _, embedded = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)
+    prose = [c for c in chunks if not is_record(c)]  # registry rows take their slot values as keywords: no vectors
+    if embedder is not None and config.context.keywords.method == "keybert" and prose:
+        doc_vectors, _, embedded = passage_vectors(prose, embedder, ecfg or EmbedderConfig(), cache)
     if stats is not None:
         stats["passages_embedded_now"] = embedded
     enrich_chunks(chunks, config, embedder, doc_vectors, cache)
@@ -120,10 +123,11 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
 
 
 def dedup_stage(chunks: list[Chunk], config: ChunkingConfig) -> tuple[list[Chunk], list[DedupRecord]]:
-    """Optional quality drops (logged), then exact + near-duplicate removal (logged)."""
+    """Optional quality drops (logged), then dedup (logged): registry rows and LinkML entities by identity
+    (dedup/identity.py: same ISIL / QID / hc_id / GHCID... = same institution), prose by exact hash + MinHash."""
     kept, low = drop_low_quality(chunks, config)
-    kept, log = dedup_chunks(kept, config.quality.dedup, min_tokens=config.quality.length.min_tokens,
-                             max_tokens=config.quality.length.max_tokens)
+    kept, log = dedup_records_and_prose(kept, config.quality.dedup, min_tokens=config.quality.length.min_tokens,
+                                        max_tokens=config.quality.length.max_tokens)
     log = [DedupRecord(c.id, c.meta.source_path, "", "", None, f"dropped: {why}") for c, why in low] + log
     return kept, log
 

@@ -66,10 +66,21 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         for f in files:
             sources.append(load_source(f, source_type=args.source_type, lang=args.lang))
             progress.advance(task)
+    needs_model = (cfg.context.keywords.method == "keybert" or cfg.context.section_embedding) and not args.no_model
+    # Registry rows need no model (their keywords are their slot values, enrich/keywords.py): load it only when a
+    # source of another type is there, in a background thread while parsing and chunking run (~8 s of model load).
+    loader = None
+    if needs_model and any(s.status == "ok" and s.source_type != "csv_registry" for s in sources):
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-load")
+        loader = pool.submit(make_embedder, pcfg.embedder, model_cache=pcfg.output_path / "cache" / "models")
+        pool.shutdown(wait=False)
     parsed = P.parse_sources(sources, cfg)
     items = P.chunk_documents(parsed.docs, cfg)
-    needs_model = cfg.context.keywords.method == "keybert" or cfg.context.section_embedding
-    embedder = make_embedder(pcfg.embedder, model_cache=pcfg.output_path / "cache" / "models") if (needs_model and items and not args.no_model) else None
+    from heritage_pipeline.enrich.keywords import is_record
+
+    embedder = loader.result() if (loader is not None and any(not is_record(c) for c in items)) else None
     if embedder is None and cfg.context.keywords.method == "keybert":
         cfg = cfg.model_copy(update={"context": cfg.context.model_copy(update={
             "keywords": cfg.context.keywords.model_copy(update={"method": "rake"})})})

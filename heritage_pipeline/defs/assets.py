@@ -264,7 +264,17 @@ def parsed_sections(context: dg.AssetExecutionContext, settings: SettingsResourc
         "quarantine": table_md(("path", "reason"), [(r.path, r.reason) for r in quarantined]),
         "skipped_items": dg.MetadataValue.md("\n".join(f"- {s}" for s in skipped[:200]) or "(none)"),
         **_removed_content_metadata(table),
+        **_registry_mapping_metadata(result.docs),
     })
+
+
+def _registry_mapping_metadata(docs) -> dict:
+    """``registry_mappings``: per registry file parsed now, the column -> slot mapping it got and how (configured,
+    inferred from header and values, headerless, identifier list); see sources/columns.py."""
+    from heritage_pipeline.sources.accounting import registry_mapping_line
+
+    lines = [registry_mapping_line(d.source_path, d.meta) for d in docs if d.source_type == "csv_registry"]
+    return {"registry_mappings": dg.MetadataValue.md("\n".join(f"- {ln}" for ln in lines))} if lines else {}
 
 
 def _removed_content_metadata(table: pa.Table) -> dict:

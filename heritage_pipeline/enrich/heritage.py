@@ -45,7 +45,8 @@ def annotate_chunks(chunks: list, gazetteer: Gazetteer | None = None, *, paths: 
                                     c.spans.char_start, c.id))
         ctx = MentionContext()
         for c in members:
-            mentions = find_mentions(c.text, gaz, ctx)
+            text = mention_text(c)
+            mentions = find_mentions(text, gaz, ctx) if text else []
             own = _own_entity(c, gaz)
             if own is not None:  # a registry row or an instance is about its own institution, known or not
                 mentions = [own] + [m for m in mentions if m.entity != own.entity and not set(m.ids) & set(own.ids)]
@@ -63,6 +64,22 @@ def annotate_chunks(chunks: list, gazetteer: Gazetteer | None = None, *, paths: 
             if len(names) >= 2:
                 c.meta.has_relationships = True
     return chunks
+
+
+# registry-row slots whose values are free text that may name other institutions (the other slots are the row's
+# own name, type, place and identifiers: its own entity covers them)
+FREE_TEXT_SLOTS = ("description", "provenance_note", "alternative_label", "aggregator_membership")
+
+
+def mention_text(chunk) -> str:
+    """The text searched for mentions: the chunk text, except for a mapped registry row, where only its free-text
+    ``slot: value`` lines (:data:`FREE_TEXT_SLOTS`) are searched (``""`` when it has none). The row's own name,
+    place and identifiers are its own entity (:func:`_own_entity`); searching them found the row itself again, or a
+    place name as an institution, at a cost that dominated ``chunk`` on large registries."""
+    m = chunk.meta
+    if m.source_type != "csv_registry" or not any(k.startswith("slot:") for k in (m.extra or {})):
+        return chunk.text
+    return "\n".join(line for line in chunk.text.split("\n") if line.split(": ", 1)[0] in FREE_TEXT_SLOTS)
 
 
 def _own_entity(chunk, gaz: Gazetteer) -> Mention | None:

@@ -154,3 +154,32 @@ def _keybert_backend(embedder):
             return vecs
 
     return _Adapter()
+
+
+# ------------------------------------------------------------------------------------------------ record rows
+# The slots whose values are a registry record's keywords, in record-text order (sources/columns.py SLOT_ORDER):
+# what the record is called, what it is, where it is and which identifiers it carries.
+RECORD_KEYWORD_SLOTS = ("preferred_label", "alternative_label", "custodian_type", "settlement", "subregion", "region",
+                        "country", "isil_code", "wikidata_id", "gnd_id", "viaf_id", "dbs_id", "registration_number",
+                        "local_id", "aggregator_membership")
+
+
+def is_record(chunk) -> bool:
+    """A registry row (``source_type`` ``csv_registry``): its text is ``slot: value`` lines, so its keywords are its
+    slot values (:func:`record_keywords`) and KeyBERT / RAKE are not run on it."""
+    return chunk.meta.source_type == "csv_registry"
+
+
+def record_keywords(chunk) -> list[str]:
+    """Keywords of a registry row: the values of :data:`RECORD_KEYWORD_SLOTS` present in ``meta.extra`` (mapped
+    slots are stored as ``slot:<slot>``), in that order, each once; ``; ``-joined values give one keyword each.
+    Every identifier is kept (no ``top_k`` cut: an identifier must stay findable)."""
+    extra = chunk.meta.extra or {}
+    out: list[str] = []
+    for slot in RECORD_KEYWORD_SLOTS:
+        for v in (extra.get(f"slot:{slot}") or "").split("; "):
+            v = v.strip()
+            if v and v not in out:
+                out.append(v)
+    return out
+

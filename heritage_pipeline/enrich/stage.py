@@ -21,7 +21,7 @@ from heritage_pipeline.chunking.ids import breadcrumb
 from heritage_pipeline.core.config import ChunkingConfig
 from heritage_pipeline.core.models import Chunk
 
-from .keywords import keybert_keywords, rake_keywords
+from .keywords import is_record, keybert_keywords, rake_keywords, record_keywords
 from .langid import detect_chunk_language
 from .ner import simple_ner
 
@@ -75,9 +75,12 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
     (:func:`enrich_structure`), ``meta.entities`` (:func:`simple_ner`, merged with entities already present),
     ``meta.keywords`` (KeyBERT batched per language, or RAKE) and ``section_emb``. Returns ``chunks``.
 
-    ``embedder`` is required for KeyBERT keywords and section embeddings; ``doc_vectors`` ([n_chunks, dim], the
-    window-mean passage vectors) are handed to KeyBERT so long chunks are not truncated; ``cache`` is the
-    embedding cache used for the breadcrumbs. Raises ValueError when KeyBERT is configured without an embedder.
+    ``embedder`` is required for KeyBERT keywords and section embeddings; ``doc_vectors`` (the window-mean passage
+    vectors, [n_chunks, dim] or only the rows of the chunks that are not registry records, in order) are handed to
+    KeyBERT so long chunks are not truncated; ``cache`` is the embedding cache used for the breadcrumbs. Registry
+    rows (:func:`~heritage_pipeline.enrich.keywords.is_record`) get their slot values as keywords
+    (:func:`~heritage_pipeline.enrich.keywords.record_keywords`) and no section embedding (``section_emb`` None:
+    the row is its own section). Raises ValueError when KeyBERT is configured without an embedder.
     """
     ctx = config.context
     for c in chunks:
@@ -91,17 +94,26 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
                 bucket.extend(n for n in names if n not in bucket)
             c.meta.entities = merged
     method = ctx.keywords.method
+    records = [c for c in chunks if is_record(c)]
+    prose = [c for c in chunks if not is_record(c)]
+    if method != "none":
+        for c in records:  # a registry row's keywords are its slot values: no KeyBERT / RAKE on `slot: value` lines
+            c.meta.keywords = record_keywords(c)
     if method == "rake":
-        for c in chunks:
+        for c in prose:
             c.meta.keywords = rake_keywords(c.text, c.meta.lang, ctx.keywords.top_k)
-    elif method == "keybert" and chunks:
+    elif method == "keybert" and prose:
         if embedder is None:
             raise ValueError("context.keywords.method is keybert but no embedder was given")
-        kws = keybert_keywords([c.text for c in chunks], [c.meta.lang for c in chunks], embedder,
+        if doc_vectors is not None and len(doc_vectors) == len(chunks) and records:
+            doc_vectors = doc_vectors[[i for i, c in enumerate(chunks) if not is_record(c)]]
+        kws = keybert_keywords([c.text for c in prose], [c.meta.lang for c in prose], embedder,
                                top_k=ctx.keywords.top_k, diversity=ctx.keywords.diversity, doc_vectors=doc_vectors,
                                cache=cache)
-        for c, k in zip(chunks, kws):
+        for c, k in zip(prose, kws):
             c.meta.keywords = k
-    if ctx.section_embedding and embedder is not None and chunks:
-        section_embeddings(chunks, embedder, cache)
+    if ctx.section_embedding and embedder is not None and prose:
+        section_embeddings(prose, embedder, cache)
+    for c in records:  # a row is its own section: its breadcrumb is its name, already in the passage vector
+        c.section_emb = None
     return chunks

@@ -81,6 +81,7 @@ class InputSummary:
     invalid_entities: list[ReasonGroup] = field(default_factory=list)
     n_invalid_entities: int = 0
     statuses: dict[str, str] = field(default_factory=dict)  # file -> chunked | skipped | quarantined
+    registries: list[str] = field(default_factory=list)  # one line per registry file: the column mapping it got
 
     @property
     def n_skipped(self) -> int:
@@ -107,6 +108,9 @@ class InputSummary:
         for kind, groups in sorted(self.quarantined_parts.items()):
             out.append(f"quarantined parts of {kind} files ({sum(g.count for g in groups)} records):")
             out += [f"  {g.line()}" for g in groups]
+        if self.registries:
+            out.append(f"registry column mappings ({len(self.registries)} files):")
+            out += [f"  {line}" for line in self.registries]
         if self.invalid_entities:
             out.append(f"entities chunked with LinkML validation errors ({self.n_invalid_entities}; errors in "
                        "meta.extra.linkml_errors):")
@@ -193,6 +197,8 @@ def summarize_inputs(statuses: dict[str, tuple[str, str]], parsed: Iterable[Pars
             left = int(m.get("rows_left_out", 0))
             read = int(m.get("rows", chunked + left + quar))
         c.read, c.chunked, c.left_out, c.quarantined = c.read + read, c.chunked + chunked, c.left_out + left, c.quarantined + quar
+        if kind == "rows" and m.get("registry_type"):
+            s.registries.append(registry_mapping_line(doc.path, m))
         for i, sm in enumerate(doc.section_metas):
             errs = (sm.get("extra") or {}).get("linkml_errors")
             if errs:
@@ -202,6 +208,20 @@ def summarize_inputs(statuses: dict[str, tuple[str, str]], parsed: Iterable[Pars
     s.invalid_entities = group_reasons(invalid)
     s.check()
     return s
+
+
+def registry_mapping_line(path: str, meta: dict[str, Any]) -> str:
+    """One summary line for a registry file: its mapping (configured name, ``inferred`` or ``identifier_list``),
+    ``column -> slot`` pairs, unmapped columns and the registry-level custodian type default."""
+    mapping = meta.get("column_mapping") or {}
+    unmapped = [c for c in meta.get("columns") or [] if c not in mapping]
+    pairs = ", ".join(f"{c} -> {s}" for c, s in mapping.items()) or "no column mapped"
+    line = f"{path}: {meta.get('registry_type')}{' (headerless)' if meta.get('headerless') else ''}: {pairs}"
+    if unmapped:
+        line += f"; {len(unmapped)} unmapped (kept in meta.extra)"
+    if meta.get("custodian_type_default"):
+        line += f"; default type {meta['custodian_type_default']} ({meta.get('custodian_type_default_source')})"
+    return line
 
 
 def _split_errors(joined: str) -> list[str]:

@@ -7,10 +7,20 @@ such as ``\\"Jan van Arkel\\`` that a quoting reader would merge with the follow
 whose unbalanced quote runs over several lines (:func:`_swallowed_rows`) is reported and that one line is re-read
 without quote processing, so it cannot swallow the rest of the file.
 
-The mapping is chosen by header from ``configs/csv_mappings.yaml`` (the first mapping whose ``match`` columns are
-all present); unmapped columns go to ``meta.extra`` under their own name, mapped ones as ``slot:<slot>``. Chunk
-text is ``slot: value`` lines. ``data_tier`` comes from the mapping: ``TIER_1_AUTHORITATIVE`` for official
-registries, ``TIER_2_VERIFIED`` for the Wikidata export (as the schema's ``DataTierEnum`` classes Wikidata).
+The mapping: a configured one from ``configs/csv_mappings.yaml`` wins (the first mapping whose ``match`` columns
+are all present; ``registry_type`` is its name); otherwise the columns are mapped from the header confirmed by
+the values (:mod:`heritage_pipeline.sources.columns`; ``registry_type`` ``inferred``, or ``inferred_headerless``
+for a file whose first row is data). A one-column file of identifiers (ISIL, Wikidata, GND), with or without a
+header line, is a registry of type ``identifier_list``: one chunk per code. The mapping used and its evidence are
+in the document's ``meta`` (``column_mapping``, ``mapping_evidence``) and in the run summary. Unmapped columns go
+to ``meta.extra`` under their own name, mapped ones as ``slot:<slot>``. Chunk text is ``slot: value`` lines
+(:func:`record_text`: name, type, place, identifiers first; long code columns stay in ``meta.extra`` only).
+``data_tier``: the first matching ``files`` rule of the mapping file, else the configured mapping's tier (e.g.
+``TIER_2_VERIFIED`` for the Wikidata export, as the schema's ``DataTierEnum`` classes Wikidata), else
+``defaults.data_tier`` (``TIER_1_AUTHORITATIVE``, SPEC §2). ``custodian_type``: from the row's type column, else
+the type words of its name (:func:`~heritage_pipeline.sources.columns.type_code`; never from a place), else the
+registry default (:func:`registry_type_default`: configured, or the type at least ``defaults.type_agreement`` of
+the typed rows share). A row's anchor (its entity) is its name; a row without a name has none.
 Ragged rows keep the cells they have (missing cells are empty, surplus cells become ``column_<n>``). A row the reader
 cannot parse is reported as a problem (quarantined by the caller as ``<file>#row N (line L)``); the other rows
 proceed. Each row's span is its character range in the decoded file, line ending excluded.
@@ -19,8 +29,11 @@ proceed. Each row's span is its character range in the decoded file, line ending
 from __future__ import annotations
 
 import csv
+import fnmatch
 import re
+from collections import Counter
 from pathlib import Path
+from dataclasses import asdict
 from typing import Any
 
 import yaml
@@ -28,6 +41,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from heritage_pipeline.core.config import CONFIG_DIR
 from heritage_pipeline.core.structure import DerivedTextBuilder, ParsedDocument, ParseError, Section
+
+from .columns import (CODE_SLOTS, IDENTIFIER_SLOTS, SAMPLE_ROWS, VALUE_CHECKS, ColumnEvidence, InferredMapping,
+                      _fold, country_names, infer_mapping, looks_headerless, slot_sort_key, type_code)
 
 DEFAULT_MAPPINGS = CONFIG_DIR / "csv_mappings.yaml"
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -39,24 +55,64 @@ class RegistryMapping(BaseModel):
     description: str = ""
     match: list[str] = Field(min_length=1)
     data_tier: str = "TIER_1_AUTHORITATIVE"
+    custodian_type: str | None = None  # registry-level default type code for rows without a type of their own
     columns: dict[str, str]
+
+
+class RegistryDefaults(BaseModel):
+    """Registry-wide defaults (``defaults:`` in ``csv_mappings.yaml``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    data_tier: str = "TIER_1_AUTHORITATIVE"  # SPEC §2: registries are authoritative unless configured otherwise
+    custodian_type: str | None = None
+    # the inferred registry default: the type at least this share of the typed rows agree on (0-1)
+    type_agreement: float = Field(default=0.9, ge=0.5, le=1.0)
+
+
+class RegistryFileRule(BaseModel):
+    """Per-file overrides: the first rule whose glob ``pattern`` matches the data-relative path applies."""
+
+    model_config = ConfigDict(extra="forbid")
+    pattern: str
+    data_tier: str | None = None
+    custodian_type: str | None = None
 
 
 class MappingsFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     version: int = 1
-    mappings: dict[str, RegistryMapping]
+    defaults: RegistryDefaults = RegistryDefaults()
+    files: list[RegistryFileRule] = Field(default_factory=list)
+    mappings: dict[str, RegistryMapping] = Field(default_factory=dict)
+
+    def for_file(self, source_path: str, mapping: RegistryMapping | None) -> tuple[str, str | None]:
+        """(data tier, default custodian type or None) for a data-relative path: the first matching ``files`` rule,
+        else the file's configured mapping entry, else ``defaults``."""
+        rule = next((r for r in self.files if fnmatch.fnmatch(source_path, r.pattern)), None)
+        tier = (rule.data_tier if rule else None) or (mapping.data_tier if mapping else None) or self.defaults.data_tier
+        ctype = (rule.custodian_type if rule else None) or (mapping.custodian_type if mapping else None) \
+            or self.defaults.custodian_type
+        return tier, ctype
+
+
+def load_mappings_file(path: str | Path | None = None) -> MappingsFile:
+    """Load ``configs/csv_mappings.yaml`` (or ``path``) whole: mappings, defaults and per-file rules.
+
+    Raises:
+        ValueError: the file is not a valid mapping file (the message names the file).
+    """
+    path = Path(path) if path else DEFAULT_MAPPINGS
+    if not path.exists():
+        return MappingsFile()
+    try:
+        return MappingsFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+    except Exception as exc:
+        raise ValueError(f"{path}: invalid registry mapping file: {exc}") from None
 
 
 def load_mappings(path: str | Path | None = None) -> dict[str, RegistryMapping]:
     """Load the column -> slot mappings (default ``configs/csv_mappings.yaml``); ValueError names the file."""
-    path = Path(path) if path else DEFAULT_MAPPINGS
-    if not path.exists():
-        return {}
-    try:
-        return MappingsFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")) or {}).mappings
-    except Exception as exc:
-        raise ValueError(f"{path}: invalid registry mapping file: {exc}") from None
+    return load_mappings_file(path).mappings
 
 
 class _LineReader:
@@ -107,24 +163,64 @@ def sniff_delimiter(text: str, sample_lines: int = 50) -> str:
 
 
 def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
-                   mappings: dict[str, RegistryMapping] | None = None) -> tuple[ParsedDocument, list[tuple[str, str]]]:
-    """Parse a registry file into one standalone section per row. Returns (document, problems)."""
+                   mappings: dict[str, RegistryMapping] | MappingsFile | None = None) -> tuple[ParsedDocument, list[tuple[str, str]]]:
+    """Parse a registry file into one standalone section per row (module docstring). Returns (document, problems).
+
+    Args:
+        text: the decoded file.
+        doc_id, source_path, lang: identity of the document (``source_path`` selects the ``files`` rules).
+        mappings: the configured mappings (a dict, or the whole :class:`MappingsFile`); default the project's file.
+    Returns:
+        The document (``meta``: ``registry_type``, ``delimiter``, ``columns``, ``column_mapping``,
+        ``mapping_evidence``, ``headerless``, ``rows``/``rows_chunked``/``rows_left_out``, ``custodian_type_default``)
+        and the problems (location, reason) of rows that could not be read.
+    Raises:
+        ParseError: empty file, or a single column that is not a list of identifiers.
+    """
     if mappings is None:
-        mappings = load_mappings()
+        settings = load_mappings_file()
+    elif isinstance(mappings, MappingsFile):
+        settings = mappings
+    else:
+        settings = MappingsFile(mappings=mappings)
     delimiter = sniff_delimiter(text)
-    lines = _LineReader(text)
     quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
+    sample = list(csv.reader([ln for ln in text.splitlines()[: SAMPLE_ROWS + 1]], delimiter=delimiter,
+                             quoting=quoting, strict=False))
+    if not sample or not any(c.strip() for r in sample for c in r):
+        raise ParseError("empty registry: no header row")
+    first = [h.strip() for h in sample[0]]
+    ident_slot = None
+    if len(first) < 2:
+        ident_slot = _identifier_list_slot([r[0].strip() for r in sample if r and r[0].strip()])
+        if ident_slot is None:
+            raise ParseError(f"header has {len(first)} column(s) with delimiter {delimiter!r}: not a delimited "
+                             "registry, and its lines are not a list of identifiers (ISIL, Wikidata, GND)")
+    lines = _LineReader(text)
     reader = csv.reader(lines, delimiter=delimiter, quoting=quoting, strict=False)
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise ParseError("empty registry: no header row") from None
-    except csv.Error as exc:
-        raise ParseError(f"header row cannot be parsed: {exc}") from None
-    header = [h.strip() for h in header]
-    if len(header) < 2 or not any(header):
-        raise ParseError(f"header has {len(header)} column(s) with delimiter {delimiter!r}: not a delimited registry")
-    name, mapping = _pick_mapping(header, mappings)
+    name, mapping = _pick_mapping(first, settings.mappings)
+    inferred: InferredMapping | None = None
+    if ident_slot is not None:
+        headerless = VALUE_CHECKS[ident_slot](first[0]) if first else True
+        header = [first[0] if not headerless else "column_1"]
+        columns = {header[0]: ident_slot}
+        name = "identifier_list"
+        inferred = InferredMapping(columns, [ColumnEvidence(header[0], 0, ident_slot, "identifier list", 0.0, 1.0,
+                                                            len(sample))], headerless)
+    elif mapping is not None:
+        header, headerless, columns = first, False, dict(mapping.columns)
+    else:
+        headerless = looks_headerless(first, sample[1:])
+        header = [f"column_{i + 1}" for i in range(len(first))] if headerless else first
+        inferred = infer_mapping(header, sample if headerless else sample[1:], headerless=headerless)
+        columns = inferred.columns
+        name = "inferred_headerless" if headerless else "inferred"
+    if not headerless:
+        try:
+            next(reader)
+        except csv.Error as exc:
+            raise ParseError(f"header row cannot be parsed: {exc}") from None
+    tier, type_default = settings.for_file(source_path, mapping)
     builder = DerivedTextBuilder()
     sections: list[Section] = []
     problems: list[tuple[str, str]] = []
@@ -153,20 +249,26 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
             lines.pos = line_end
         if not any(c.strip() for c in row):
             continue
-        slots, extra = _map_row(header, row, mapping)
-        body = "\n".join(f"{slot}: {value}" for slot, value in slots.items())
+        if ident_slot is not None and not VALUE_CHECKS[ident_slot](row[0].strip()):
+            problems.append((f"row {row_no} (line {text.count(chr(10), 0, start) + 1})",
+                             f"not a {ident_slot} in a list of identifiers: {row[0].strip()[:60]!r}"))
+            continue
+        slots, extra = _map_row(header, row, columns)
+        body = record_text(slots)
         if not body:
             body = "\n".join(f"{k}: {v}" for k, v in extra.items())
         raw_end = _trim_end(text, start, end)
         bi = builder.add("registry_row", body, start, raw_end)
         if bi is None:
             continue
-        label = slots.get("preferred_label") or f"row {row_no}"
+        label = slots.get("preferred_label", "")
         isil = slots.get("isil_code", "")
         m = _ISIL_COUNTRY.match(isil)
+        country = m.group(1) if m else country_names().get(_fold(slots.get("country", "")))
+        row_type = type_code(slots.get("custodian_type", "")) or type_code(label)  # never from a place name
         sections.append(
             Section(
-                anchors=[label],
+                anchors=[label] if label else [],  # a row without a name has no entity of its own
                 level=1,
                 first=bi,
                 last=bi + 1,
@@ -174,21 +276,68 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
                     "source_id": f"{doc_id}#row-{row_no}",
                     "registry_type": name,
                     "row_index": row_no,
-                    "data_tier": mapping.data_tier if mapping else "TIER_1_AUTHORITATIVE",
+                    "data_tier": tier,
                     "primary_class": "custodian",
+                    "custodian_type": row_type,
                     "settlement": slots.get("settlement") or None,
-                    "country_code": m.group(1) if m else None,
-                    "has_identifiers": bool(isil or slots.get("wikidata_id") or slots.get("registration_number")),
+                    "country_code": country,
+                    "has_identifiers": any(slots.get(s) for s in IDENTIFIER_SLOTS),
                     "extra": {**{f"slot:{k}": v for k, v in slots.items()}, **extra},
                 },
                 standalone=True,
                 key=f"row-{row_no:06d}",
             )
         )
+    default, default_source = registry_type_default(
+        [s.meta["custodian_type"] for s in sections], type_default, settings.defaults.type_agreement)
+    if default:
+        for sec in sections:
+            if sec.meta["custodian_type"] is None:
+                sec.meta["custodian_type"] = default
+    meta = {"registry_type": name, "delimiter": delimiter, "columns": header, "column_mapping": columns,
+            "headerless": headerless, "data_tier": tier, "custodian_type_default": default,
+            "custodian_type_default_source": default_source,
+            "rows": row_no, "rows_chunked": len(sections), "rows_left_out": row_no - len(sections) - len(problems)}
+    if inferred is not None:
+        meta["mapping_evidence"] = [asdict(e) for e in inferred.evidence]
     doc = ParsedDocument(doc_id=doc_id, source_path=source_path, source_type="csv_registry", lang=lang,
-                         text=builder.text, blocks=builder.blocks, sections=sections, text_is_raw=False,
-                         meta={"registry_type": name, "delimiter": delimiter, "columns": header})
+                         text=builder.text, blocks=builder.blocks, sections=sections, text_is_raw=False, meta=meta)
     return doc, problems
+
+
+def record_text(slots: dict[str, str]) -> str:
+    """A record's text: ``slot: value`` lines in :data:`~heritage_pipeline.sources.columns.SLOT_ORDER` (name,
+    type, place, identifiers first); code slots (tax ids, statistical codes) stay out of the text (they are in
+    ``meta.extra``)."""
+    return "\n".join(f"{slot}: {slots[slot]}" for slot in sorted(slots, key=slot_sort_key) if slot not in CODE_SLOTS)
+
+
+def registry_type_default(codes: list[str | None], configured: str | None, agreement: float = 0.9) -> tuple[str | None, str]:
+    """The custodian type for rows without one: the configured default, else the type that at least ``agreement``
+    (0-1) of the typed rows share (at least 3 typed rows); ``(None, "none")`` otherwise.
+
+    Returns:
+        (type code or None, where it came from: ``configured`` | ``inferred (<share> of <n> typed rows)`` | ``none``).
+    """
+    if configured:
+        return configured, "configured"
+    typed = [c for c in codes if c]
+    if len(typed) < 3:
+        return None, "none"
+    code, n = Counter(typed).most_common(1)[0]
+    if n / len(typed) >= agreement:
+        return code, f"inferred ({n / len(typed):.3f} of {len(typed)} typed rows)"
+    return None, "none"
+
+
+def _identifier_list_slot(values: list[str]) -> str | None:
+    """The identifier slot (ISIL, Wikidata, GND) that at least 90% of a one-column file's values match (its first
+    line may be a header), else None."""
+    body = values[1:] if len(values) > 1 else values
+    for slot in ("isil_code", "wikidata_id", "gnd_id"):
+        if body and sum(1 for v in body if VALUE_CHECKS[slot](v)) >= 0.9 * len(body):
+            return slot
+    return None
 
 
 def _swallowed_rows(record: str, delimiter: str) -> bool:
@@ -225,7 +374,7 @@ def _pick_mapping(header: list[str], mappings: dict[str, RegistryMapping]) -> tu
     return "unmapped", None
 
 
-def _map_row(header: list[str], row: list[str], mapping: RegistryMapping | None) -> tuple[dict[str, str], dict[str, str]]:
+def _map_row(header: list[str], row: list[str], columns: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     slots: dict[str, str] = {}
     extra: dict[str, str] = {}
     for i, cell in enumerate(row):
@@ -233,7 +382,7 @@ def _map_row(header: list[str], row: list[str], mapping: RegistryMapping | None)
         col = header[i] if i < len(header) and header[i] else f"column_{i + 1}"
         if not value:
             continue
-        slot = mapping.columns.get(col) if mapping else None
+        slot = columns.get(col)
         target, key = (slots, slot) if slot else (extra, col)
         if key in target and target[key] != value:  # two columns of one name or slot: keep both values
             target[key] = f"{target[key]}; {value}"
@@ -243,5 +392,6 @@ def _map_row(header: list[str], row: list[str], mapping: RegistryMapping | None)
 
 
 def registry_columns(doc: ParsedDocument) -> dict[str, Any]:
-    """Registry-level facts for run metadata (mapping used, delimiter, header)."""
-    return {k: doc.meta.get(k) for k in ("registry_type", "delimiter", "columns")}
+    """Registry-level facts for run metadata (mapping used and how it was found, delimiter, header)."""
+    return {k: doc.meta.get(k) for k in ("registry_type", "delimiter", "columns", "column_mapping", "headerless",
+                                         "data_tier", "custodian_type_default")}

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from heritage_pipeline.core.config import load_chunking_config
 from heritage_pipeline.sources.discovery import load_source
 from heritage_pipeline.sources.dispatch import parse_source
-from heritage_pipeline.sources.registry import parse_registry, sniff_delimiter
+from heritage_pipeline.sources.registry import MappingsFile, RegistryMapping, parse_registry, sniff_delimiter
 
 FIX = Path(__file__).parents[1] / "fixtures" / "csv"
 
@@ -92,13 +92,16 @@ def test_unbalanced_quote_is_reported_and_contained():
     assert len(problems) == 1 and "unbalanced quote" in problems[0][1] and problems[0][0].startswith("row 2")
     labels = [m["extra"].get("slot:preferred_label") or m["extra"].get("name") for m, _, _ in _rows(doc)]
     assert labels == ["Rijksmuseum", '"Broken museum', "Next museum", "Last museum"]
-    assert "city: Den Haag, NL" in _rows(doc)[3][1]
+    assert "settlement: Den Haag, NL" in _rows(doc)[3][1]  # "city" is mapped from the header (columns.py)
 
 
 def test_pipe_delimited_unmapped_registry():
     src, doc, _ = _parse_file(FIX / "pipe_delimited.csv")
-    assert doc.meta["delimiter"] == "|" and doc.meta["registry_type"] == "unmapped"
-    assert _rows(doc)[0][1] == "name: Teylers Museum\ncity: Haarlem"
+    assert doc.meta["delimiter"] == "|" and doc.meta["registry_type"] == "inferred"
+    # isil has no value: mapped by its header alone (an empty column cannot be confirmed nor contradicted)
+    assert doc.meta["column_mapping"] == {"name": "preferred_label", "city": "settlement", "isil": "isil_code"}
+    assert _rows(doc)[0][1] == "preferred_label: Teylers Museum\nsettlement: Haarlem"
+    assert _rows(doc)[0][0]["custodian_type"] == "M"
 
 
 @pytest.mark.parametrize("name, status, needle", [
@@ -165,7 +168,8 @@ def test_csv_writer_output_round_trips(rows):
         starts.append(buf.tell())
         w.writerow(r)
     text = buf.getvalue()
-    doc, problems = parse_registry(text, doc_id="t", source_path="t.csv", lang="und", mappings={})
+    keep_raw = MappingsFile(mappings={"raw": RegistryMapping(match=["name"], columns={})})  # every column unmapped
+    doc, problems = parse_registry(text, doc_id="t", source_path="t.csv", lang="und", mappings=keep_raw)
     assert problems == []
     assert doc.meta["delimiter"] == ","
     secs = doc.sections
@@ -181,7 +185,7 @@ def test_csv_writer_output_round_trips(rows):
 def test_duplicate_column_names_keep_every_value():
     from heritage_pipeline.sources.registry import _map_row
 
-    slots, extra = _map_row(["name", "name", "city", "city"], ["Rijksmuseum", "RM", "Amsterdam", "NL"], None)
+    slots, extra = _map_row(["name", "name", "city", "city"], ["Rijksmuseum", "RM", "Amsterdam", "NL"], {})
     assert extra == {"name": "Rijksmuseum; RM", "city": "Amsterdam; NL"} and slots == {}
 
 
