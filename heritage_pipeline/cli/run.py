@@ -148,8 +148,12 @@ class _dask_cluster:
 
         from heritage_pipeline.defs.executors import worker_env
 
-        self.cluster = LocalCluster(n_workers=self.ecfg.dask_workers, threads_per_worker=self.ecfg.dask_threads_per_worker,
-                                    processes=True, dashboard_address=None, env=worker_env(self.ecfg.dask_workers))
+        from heritage_pipeline.core.cpus import available_cores
+
+        # never more worker processes than usable cores (affinity mask, cgroup quota): more only slows every one
+        workers = max(1, min(self.ecfg.dask_workers, available_cores()))
+        self.cluster = LocalCluster(n_workers=workers, threads_per_worker=self.ecfg.dask_threads_per_worker,
+                                    processes=True, dashboard_address=None, env=worker_env(workers))
         return self.cluster.scheduler_address
 
     def __exit__(self, *exc) -> None:

@@ -95,13 +95,21 @@ def executor_for(cfg: ExecutorConfig, *, dask_address: str | None = None) -> dg.
 
 
 def worker_env(n_workers: int) -> dict[str, str]:
-    """Environment for ``n_workers`` Dask worker processes on this machine: torch threads = cores / workers (at least
-    1), read by :class:`heritage_pipeline.embed.embedders.SentenceTransformerEmbedder`; otherwise every worker runs as many
-    torch threads as there are cores and the workers slow each other down."""
-    import os
+    """Environment for ``n_workers`` worker processes (Dask workers, parallel partition runs) on this machine.
 
-    return {"HERITAGE_TORCH_THREADS": str(max(1, (os.cpu_count() or 1) // max(1, n_workers))),
-            "OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // max(1, n_workers)))}
+    Model threads = available cores (affinity mask and cgroup quota, :mod:`heritage_pipeline.core.cpus`) // workers,
+    at least 1, for torch / ONNX Runtime / USE (``HERITAGE_TORCH_THREADS``), OpenMP/BLAS and the ``tokenizers`` Rayon
+    pool; otherwise every worker runs as many threads as there are cores and the workers slow each other down.
+
+    Args:
+        n_workers: worker processes sharing the cores.
+
+    Returns:
+        ``{environment variable: value}``.
+    """
+    from heritage_pipeline.core.cpus import available_cores, thread_env
+
+    return thread_env(max(1, available_cores() // max(1, n_workers)))
 
 
 def parallel_runs(cfg: ExecutorConfig) -> int:
