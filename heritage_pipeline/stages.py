@@ -91,11 +91,11 @@ def passage_vectors(chunks: list[Chunk], embedder, ecfg: EmbedderConfig, cache: 
 def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecfg: EmbedderConfig | None = None,
                  cache: EmbeddingCache | None = None, data_dir: str | Path | None = None) -> list[Chunk]:
     """Keywords, NER, heritage mentions (gazetteer from the registries under ``data_dir``, default the bundled
-    data), per-chunk language, section embeddings, quality flags. KeyBERT reuses the chunk's passage vector (cached,
-    so the embedding stage does not embed it again)."""
+    data), per-chunk language, section embeddings, quality flags. Keywords rank against the chunk's passage vector
+    computed here once through the cache (the embedding stage finds it there and does not embed it again)."""
     annotate_heritage(chunks, config, data_dir)  # heritage mentions + coreference (enrich/heritage.py) -> meta.mentioned_entities
     doc_vectors = None
-    if embedder is not None and config.context.keywords.method == "keybert" and chunks:
+    if embedder is not None and config.context.keywords.method in ("keybert", "embedding") and chunks:
         doc_vectors, _, _ = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)
     enrich_chunks(chunks, config, embedder, doc_vectors, cache)
     assess_quality(chunks, config)

@@ -1,8 +1,9 @@
 """The enrichment stage: keywords, light NER, per-chunk language, tables and code blocks, section embeddings.
 
-* ``meta.keywords``: KeyBERT (MMR diversity, ``top_k``) on the embedder resource's own model (no second model), with
-  per-language stop words from the ``stop-words`` package, batched per language; or RAKE
-  (:func:`~heritage_pipeline.enrich.keywords.rake_keywords`).
+* ``meta.keywords``: ``embedding`` (default; :func:`~heritage_pipeline.enrich.keywords.embedding_keywords`:
+  candidates from the chunk alone ranked by cosine to the chunk's passage vector, MMR diversity, ``top_k``), KeyBERT
+  on the embedder resource's own model (no second model) batched per language, or RAKE
+  (:func:`~heritage_pipeline.enrich.keywords.rake_keywords`); per-language stop words from ``stop-words``.
 * ``meta.entities``: ``{label: [names]}`` for ORG, PRODUCT, LAW, API, CLASS, FUNC by rules
   (:func:`~heritage_pipeline.enrich.ner.simple_ner`).
 * ``meta.lang``: per-chunk language (:mod:`heritage_pipeline.enrich.langid`); ``meta.language`` keeps the document's.
@@ -21,7 +22,7 @@ from heritage_pipeline.chunking.ids import breadcrumb
 from heritage_pipeline.core.config import ChunkingConfig
 from heritage_pipeline.core.models import Chunk
 
-from .keywords import keybert_keywords, rake_keywords
+from .keywords import embedding_keywords, keybert_keywords, rake_keywords
 from .langid import detect_chunk_language
 from .ner import simple_ner
 
@@ -75,9 +76,19 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
     (:func:`enrich_structure`), ``meta.entities`` (:func:`simple_ner`, merged with entities already present),
     ``meta.keywords`` (KeyBERT batched per language, or RAKE) and ``section_emb``. Returns ``chunks``.
 
-    ``embedder`` is required for KeyBERT keywords and section embeddings; ``doc_vectors`` ([n_chunks, dim], the
-    window-mean passage vectors) are handed to KeyBERT so long chunks are not truncated; ``cache`` is the
-    embedding cache used for the breadcrumbs. Raises ValueError when KeyBERT is configured without an embedder.
+    Args:
+        chunks: the chunks to enrich (modified in place).
+        config: the chunking config (``context.*``).
+        embedder: required for ``embedding`` / ``keybert`` keywords and section embeddings.
+        doc_vectors: [n_chunks, dim] window-mean passage vectors of the embedding stage; ``embedding`` keywords
+            rank against them (required for that method), KeyBERT gets them so long chunks are not truncated.
+        cache: the embedding cache (breadcrumbs, keyword candidates).
+
+    Returns:
+        ``chunks``.
+
+    Raises:
+        ValueError: an embedding-based keyword method is configured without an embedder or chunk vectors.
     """
     ctx = config.context
     for c in chunks:
@@ -94,6 +105,13 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
     if method == "rake":
         for c in chunks:
             c.meta.keywords = rake_keywords(c.text, c.meta.lang, ctx.keywords.top_k)
+    elif method == "embedding" and chunks:
+        if embedder is None or doc_vectors is None:
+            raise ValueError("context.keywords.method is embedding but no embedder / chunk vectors were given")
+        kws = embedding_keywords([c.text for c in chunks], [c.meta.lang for c in chunks], embedder, doc_vectors,
+                                 top_k=ctx.keywords.top_k, diversity=ctx.keywords.diversity, cache=cache)
+        for c, k in zip(chunks, kws):
+            c.meta.keywords = k
     elif method == "keybert" and chunks:
         if embedder is None:
             raise ValueError("context.keywords.method is keybert but no embedder was given")
