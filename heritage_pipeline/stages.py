@@ -89,16 +89,25 @@ def passage_vectors(chunks: list[Chunk], embedder, ecfg: EmbedderConfig, cache: 
 
 
 def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecfg: EmbedderConfig | None = None,
-                 cache: EmbeddingCache | None = None, data_dir: str | Path | None = None) -> list[Chunk]:
+                 cache: EmbeddingCache | None = None, data_dir: str | Path | None = None,
+                 timings: dict[str, float] | None = None) -> list[Chunk]:
     """Keywords, NER, heritage mentions (gazetteer from the registries under ``data_dir``, default the bundled
     data), per-chunk language, section embeddings, quality flags. Keywords rank against the chunk's passage vector
-    computed here once through the cache (the embedding stage finds it there and does not embed it again)."""
-    annotate_heritage(chunks, config, data_dir)  # heritage mentions + coreference (enrich/heritage.py) -> meta.mentioned_entities
+    computed here once through the cache (the embedding stage finds it there and does not embed it again).
+
+    ``timings``, when given, receives wall seconds per sub-step (``heritage_mentions``, ``passage_vectors``, the
+    sub-steps of :func:`~heritage_pipeline.enrich.stage.enrich_chunks`, ``quality``)."""
+    from heritage_pipeline.enrich.stage import timed
+
+    with timed(timings, "heritage_mentions"):
+        annotate_heritage(chunks, config, data_dir)  # heritage mentions + coreference -> meta.mentioned_entities
     doc_vectors = None
     if embedder is not None and config.context.keywords.method in ("keybert", "embedding") and chunks:
-        doc_vectors, _, _ = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)
-    enrich_chunks(chunks, config, embedder, doc_vectors, cache)
-    assess_quality(chunks, config)
+        with timed(timings, "passage_vectors"):
+            doc_vectors, _, _ = passage_vectors(chunks, embedder, ecfg or EmbedderConfig(), cache)
+    enrich_chunks(chunks, config, embedder, doc_vectors, cache, timings)
+    with timed(timings, "quality"):
+        assess_quality(chunks, config)
     return chunks
 
 

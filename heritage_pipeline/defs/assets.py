@@ -348,8 +348,10 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     reuse = reusable_rows(previous, keys)
     todo = [c for c, k in zip(items, keys) if k not in reuse]
     cache = embedder.cache()
+    seconds: dict[str, float] = {}
     try:
-        P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache, data_dir=settings.data_path)
+        P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache, data_dir=settings.data_path,
+                       timings=seconds)
         embedded_now = cache.misses if cache else len(todo)
     finally:
         if cache:
@@ -382,6 +384,7 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
         "with_heritage_mentions": sum(1 for c in items if c.meta.mentioned_entities),
         "distinct_breadcrumbs": len(crumbs),
         "chunk_languages": dg.MetadataValue.json(dict(Counter(c.meta.lang for c in items))),
+        "seconds_by_substep": dg.MetadataValue.json({k: round(v, 3) for k, v in sorted(seconds.items())}),
     })
 
 

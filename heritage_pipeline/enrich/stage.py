@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
 from functools import lru_cache
 
 import numpy as np
@@ -28,6 +30,17 @@ from .ner import simple_ner
 
 
 # ---------------------------------------------------------------------------------------------------- the stage
+@contextmanager
+def timed(timings: dict[str, float] | None, name: str):
+    """Add the wall seconds of the ``with`` block to ``timings[name]`` (nothing when ``timings`` is None)."""
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        if timings is not None:
+            timings[name] = timings.get(name, 0.0) + time.perf_counter() - t0
+
+
 @lru_cache(maxsize=4)
 def _tokenizer(name: str):
     from heritage_pipeline.core.tokenizer import get_tokenizer
@@ -70,7 +83,7 @@ def section_embeddings(chunks: list[Chunk], embedder, cache=None) -> int:
 
 
 def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, doc_vectors: np.ndarray | None = None,
-                  cache=None) -> list[Chunk]:
+                  cache=None, timings: dict[str, float] | None = None) -> list[Chunk]:
     """Fill, in place, on every chunk: ``meta.lang`` (:func:`heritage_pipeline.enrich.langid.detect_chunk_language`, the
     document language unless the chunk's own detection is confident), table and code metadata
     (:func:`enrich_structure`), ``meta.entities`` (:func:`simple_ner`, merged with entities already present),
@@ -83,6 +96,8 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
         doc_vectors: [n_chunks, dim] window-mean passage vectors of the embedding stage; ``embedding`` keywords
             rank against them (required for that method), KeyBERT gets them so long chunks are not truncated.
         cache: the embedding cache (breadcrumbs, keyword candidates).
+        timings: when given, wall seconds per sub-step are added to it (``langid``, ``tables_code``, ``ner``,
+            ``keywords``, ``section_embeddings``), for the profile (:mod:`heritage_pipeline_eval.bench.profile`).
 
     Returns:
         ``chunks``.
@@ -92,34 +107,39 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
     """
     ctx = config.context
     for c in chunks:
-        c.meta.lang = detect_chunk_language(c.text, c.meta.language)
-        enrich_structure(c, config)
+        with timed(timings, "langid"):
+            c.meta.lang = detect_chunk_language(c.text, c.meta.language)
+        with timed(timings, "tables_code"):
+            enrich_structure(c, config)
         if ctx.entities.ner == "simple":
-            found = simple_ner(c.text, ctx.entities.keep, c.meta.context_prefix, c.meta.lang)
-            merged = {k: list(v) for k, v in c.meta.entities.items()}
-            for label, names in found.items():
-                bucket = merged.setdefault(label, [])
-                bucket.extend(n for n in names if n not in bucket)
-            c.meta.entities = merged
+            with timed(timings, "ner"):
+                found = simple_ner(c.text, ctx.entities.keep, c.meta.context_prefix, c.meta.lang)
+                merged = {k: list(v) for k, v in c.meta.entities.items()}
+                for label, names in found.items():
+                    bucket = merged.setdefault(label, [])
+                    bucket.extend(n for n in names if n not in bucket)
+                c.meta.entities = merged
     method = ctx.keywords.method
-    if method == "rake":
-        for c in chunks:
-            c.meta.keywords = rake_keywords(c.text, c.meta.lang, ctx.keywords.top_k)
-    elif method == "embedding" and chunks:
-        if embedder is None or doc_vectors is None:
-            raise ValueError("context.keywords.method is embedding but no embedder / chunk vectors were given")
-        kws = embedding_keywords([c.text for c in chunks], [c.meta.lang for c in chunks], embedder, doc_vectors,
-                                 top_k=ctx.keywords.top_k, diversity=ctx.keywords.diversity, cache=cache)
-        for c, k in zip(chunks, kws):
-            c.meta.keywords = k
-    elif method == "keybert" and chunks:
-        if embedder is None:
-            raise ValueError("context.keywords.method is keybert but no embedder was given")
-        kws = keybert_keywords([c.text for c in chunks], [c.meta.lang for c in chunks], embedder,
-                               top_k=ctx.keywords.top_k, diversity=ctx.keywords.diversity, doc_vectors=doc_vectors,
-                               cache=cache)
-        for c, k in zip(chunks, kws):
-            c.meta.keywords = k
+    with timed(timings, "keywords"):
+        if method == "rake":
+            for c in chunks:
+                c.meta.keywords = rake_keywords(c.text, c.meta.lang, ctx.keywords.top_k)
+        elif method == "embedding" and chunks:
+            if embedder is None or doc_vectors is None:
+                raise ValueError("context.keywords.method is embedding but no embedder / chunk vectors were given")
+            kws = embedding_keywords([c.text for c in chunks], [c.meta.lang for c in chunks], embedder, doc_vectors,
+                                     top_k=ctx.keywords.top_k, diversity=ctx.keywords.diversity, cache=cache)
+            for c, k in zip(chunks, kws):
+                c.meta.keywords = k
+        elif method == "keybert" and chunks:
+            if embedder is None:
+                raise ValueError("context.keywords.method is keybert but no embedder was given")
+            kws = keybert_keywords([c.text for c in chunks], [c.meta.lang for c in chunks], embedder,
+                                   top_k=ctx.keywords.top_k, diversity=ctx.keywords.diversity, doc_vectors=doc_vectors,
+                                   cache=cache)
+            for c, k in zip(chunks, kws):
+                c.meta.keywords = k
     if ctx.section_embedding and embedder is not None and chunks:
-        section_embeddings(chunks, embedder, cache)
+        with timed(timings, "section_embeddings"):
+            section_embeddings(chunks, embedder, cache)
     return chunks
