@@ -327,7 +327,8 @@ def chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokeni
 
 @dg.asset(
     group_name="enrich", kinds={"python", "keybert", "parquet"}, **PARTITIONED,
-    description="Chunks with keywords (KeyBERT on the embedder's model), rule-based entities, per-chunk language, "
+    description="Chunks with keywords (candidates from the chunk ranked by the embedder's own model against the "
+                "chunk's passage vector, MMR), rule-based entities, per-chunk language, "
                 "section embeddings of the breadcrumb, readability and quality flags. A chunk identical to one "
                 "enriched before by the same code and config is not enriched again.",
 )
