@@ -197,3 +197,29 @@ def test_enrich_with_embedding_keywords_needs_chunk_vectors():
     vecs, _ = emb.embed_passages([cs[0].text])
     enrich_chunks(cs, cfg, emb, vecs)
     assert cs[0].meta.keywords and "le" not in cs[0].meta.keywords
+
+
+def test_enrich_then_embed_computes_every_passage_vector_once(tmp_path):
+    """The enrichment stage embeds the passages (keywords rank against them); the embedding stage then finds every
+    one in the cache: each passage, breadcrumb and keyword candidate goes through the model exactly once."""
+    from heritage_pipeline.core.config import EmbedderConfig
+    from heritage_pipeline.embed.cache import EmbeddingCache
+    from heritage_pipeline.stages import embed_stage, enrich_stage, passage_text
+
+    cfg = ChunkingConfig.model_validate({"context": {"keywords": {"method": "embedding"}}})
+    ecfg = EmbedderConfig()
+    cs = [make_chunk(i, t, prefix="Guide › Archives") for i, t in enumerate([
+        "The municipal archive keeps the registers of births and marriages since 1811.",
+        "Le musée conserve des archives publiques ouvertes aux chercheurs chaque mardi.",
+        "Het Rijksmuseum in Amsterdam toont schilderijen uit de Gouden Eeuw."])]
+    for c in cs:
+        c.meta.anchors = ["Guide", "Archives"]
+    emb = FakeEmbedder()
+    cache = EmbeddingCache(tmp_path / "c.sqlite")
+    enrich_stage(cs, cfg, emb, ecfg, cache)
+    assert all(c.meta.keywords for c in cs) and cs[0].section_emb is not None
+    n_enrich = len(emb.calls)
+    _, stats = embed_stage(cs, emb, ecfg, cache)
+    assert len(emb.calls) == n_enrich and stats["embedded_now"] == 0  # the embedding stage embedded nothing again
+    assert len(emb.calls) == len(set(emb.calls))  # nothing went through the model twice
+    assert {passage_text(c, ecfg.context_prefix) for c in cs} <= set(emb.calls)
