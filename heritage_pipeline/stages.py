@@ -91,34 +91,42 @@ def passage_vectors(chunks: list[Chunk], embedder, ecfg: EmbedderConfig, cache: 
 
 def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecfg: EmbedderConfig | None = None,
                  cache: EmbeddingCache | None = None, data_dir: str | Path | None = None,
-                 stats: dict[str, int] | None = None) -> list[Chunk]:
+                 stats: dict[str, int] | None = None, timings: dict[str, float] | None = None) -> list[Chunk]:
     """Keywords, NER, heritage mentions, per-chunk language, section embeddings and quality flags, in place.
 
-    KeyBERT reuses the chunk's passage vector (cached, so the embedding stage does not embed it again).
+    Keywords rank against the chunk's passage vector computed here once through the cache (the embedding stage finds
+    it there and does not embed it again). Registry rows take their slot values as keywords and get no vector here.
 
     Args:
         chunks: the chunks to enrich (modified in place).
         config: the chunking config (``context`` and ``quality`` sections).
-        embedder: the passage embedder (KeyBERT and section embeddings), or None to skip both.
+        embedder: the passage embedder (keywords and section embeddings), or None to skip both.
         ecfg: the embedder config (context prefix, passage prefix); default the model defaults.
         cache: the embedding cache, or None.
         data_dir: the data folder whose registries build the gazetteer (default the bundled data).
-        stats: if given, receives ``passages_embedded_now``: chunk passages embedded now for KeyBERT (keyword
+        stats: if given, receives ``passages_embedded_now``: chunk passages embedded now for keywords (keyword
             candidates and breadcrumbs are not passages and are not counted).
+        timings: if given, receives wall seconds per sub-step (``heritage_mentions``, ``passage_vectors``, the
+            sub-steps of :func:`~heritage_pipeline.enrich.stage.enrich_chunks`, ``quality``).
 
     Returns:
         ``chunks``.
     """
-    annotate_heritage(chunks, config, data_dir)  # heritage mentions + coreference (enrich/heritage.py) -> meta.mentioned_entities
+    from heritage_pipeline.enrich.stage import timed
+
+    with timed(timings, "heritage_mentions"):
+        annotate_heritage(chunks, config, data_dir)  # heritage mentions + coreference -> meta.mentioned_entities
     doc_vectors = None
     embedded = 0
     prose = [c for c in chunks if not is_record(c)]  # registry rows take their slot values as keywords: no vectors
-    if embedder is not None and config.context.keywords.method == "keybert" and prose:
-        doc_vectors, _, embedded = passage_vectors(prose, embedder, ecfg or EmbedderConfig(), cache)
+    if embedder is not None and config.context.keywords.method in ("keybert", "embedding") and prose:
+        with timed(timings, "passage_vectors"):
+            doc_vectors, _, embedded = passage_vectors(prose, embedder, ecfg or EmbedderConfig(), cache)
     if stats is not None:
         stats["passages_embedded_now"] = embedded
-    enrich_chunks(chunks, config, embedder, doc_vectors, cache)
-    assess_quality(chunks, config)
+    enrich_chunks(chunks, config, embedder, doc_vectors, cache, timings)
+    with timed(timings, "quality"):
+        assess_quality(chunks, config)
     return chunks
 
 

@@ -19,7 +19,12 @@ overlap_ratio, retriever): ``hit@5, mrr@10, ndcg@10`` and their percentile-boots
 tokens of the ranked chunks, :func:`~heritage_pipeline_eval.metrics.answer_within_budget`), ``n_queries, n_chunks,
 index_rows, index_dim, index_bytes`` (LanceDB folder on disk, FTS indexes included), ``build_s`` (chunk + embed
 through the cache + write the index), ``p50_ms, p95_ms`` (search call per question; query embedding excluded),
-``embedder``, ``recommended``.
+``embedder``, ``recommended``, ``shared_with`` (null, or the grid point whose chunks were identical: its index
+build, rankings and scores are reused, and ``build_s`` / latencies are that point's).
+
+Work done once per language, not per grid point: parsing each document, embedding each distinct chunk text (and
+through the embedding cache, once across runs), and the index build + retrieval + scoring of each distinct chunking
+(:class:`GridMemo`; on the bundled golden sets overlap often changes no chunk at a size).
 
 Recommendation rule (per language, written into the report with its margins)
     1. The retriever with the best mean nDCG@10 over the grid is the language's retriever.
@@ -85,11 +90,14 @@ class AblationResult:
     embedder_rows: list[dict[str, Any]] = field(default_factory=list)
 
 
-def chunk_corpus(docs: list[CorpusDoc], cfg: ChunkingConfig, mode: str, size: int, overlap: float, lang: str) -> list[Chunk]:
+def chunk_corpus(docs: list[CorpusDoc], cfg: ChunkingConfig, mode: str, size: int, overlap: float, lang: str,
+                 parsed: dict | None = None) -> list[Chunk]:
     """Chunk every document with ``mode``, target ``size`` cl100k tokens and ``overlap`` (ratio of the size).
 
     Documents are parsed as Markdown; spans index ``doc.text`` (the golden offsets' text). Every chunk gets
-    ``meta.lang = meta.language = lang`` (the golden set's language decides the BM25 analyser).
+    ``meta.lang = meta.language = lang`` (the golden set's language decides the BM25 analyser). ``parsed``: a dict
+    kept across grid points of one language, ``(doc_id, max_level) -> ParsedDocument``, so each document is parsed
+    once per language instead of once per grid point (the chunker does not modify a parsed document).
     """
     grid_cfg = cfg.model_copy(update={
         "mode": mode,
@@ -99,12 +107,43 @@ def chunk_corpus(docs: list[CorpusDoc], cfg: ChunkingConfig, mode: str, size: in
     params = params_for(grid_cfg, source_type="document", domain=None)
     chunks: list[Chunk] = []
     for d in docs:
-        doc = parse_markdown(d.text, doc_id=d.doc_id, source_path=d.doc_id, lang=lang,
-                             max_level=grid_cfg.hierarchy.max_level)
+        key = (d.doc_id, grid_cfg.hierarchy.max_level)
+        doc = parsed.get(key) if parsed is not None else None
+        if doc is None:
+            doc = parse_markdown(d.text, doc_id=d.doc_id, source_path=d.doc_id, lang=lang,
+                                 max_level=grid_cfg.hierarchy.max_level)
+            if parsed is not None:
+                parsed[key] = doc
         for c in chunker.chunk_document(doc, params):
             c.meta.lang = c.meta.language = lang
             chunks.append(c)
     return chunks
+
+
+def chunking_key(chunks: list[Chunk]) -> str:
+    """SHA-256 of everything of a chunking the index and the metrics see (id, document, span, text, context
+    prefix, token count of every chunk, in order): two grid points with the same key have the same index and the
+    same scores."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for c in chunks:
+        h.update(json.dumps([c.id, c.meta.doc_id, c.spans.char_start, c.spans.char_end, c.text, c.meta.context_prefix,
+                             c.meta.len_tokens], ensure_ascii=False).encode())
+    return h.hexdigest()
+
+
+@dataclass
+class GridMemo:
+    """What the grid points of one language share: parsed documents, passage vectors by embedded text (so a chunk
+    identical across points is embedded, or read from the cache, once) and the rows of every distinct chunking
+    (``chunking_key`` -> (label, rows)): a point whose chunks equal an earlier point's reuses its index build,
+    rankings and scores instead of rebuilding them (on the bundled golden sets, overlap often changes no chunk)."""
+
+    parsed: dict = field(default_factory=dict)
+    vectors: dict[str, tuple[np.ndarray, int]] = field(default_factory=dict)
+    points: dict[str, tuple[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    reused_points: int = 0
 
 
 def _answer_tokens(chunks: dict[str, Chunk], docs: dict[str, str]) -> Callable[[GoldenQuestion, RetrievedChunk], int]:
@@ -189,11 +228,34 @@ def score_rankings(questions: list[GoldenQuestion], rankings: dict[str, list[Ret
 def evaluate_point(lang: str, questions: list[GoldenQuestion], qvecs: np.ndarray, docs: dict[str, str],
                    corpus: list[CorpusDoc], cfg: ChunkingConfig, abl: AblationConfig, lcfg: LanceDBConfig,
                    embedder, ecfg: EmbedderConfig, cache: EmbeddingCache | None, mode: str, size: int, overlap: float,
-                   retrievers: list[str] | None = None) -> list[dict[str, Any]]:
-    """Rows of one grid point (one per retriever): chunk, embed, index, retrieve, score."""
+                   retrievers: list[str] | None = None, memo: GridMemo | None = None) -> list[dict[str, Any]]:
+    """Rows of one grid point (one per retriever): chunk, embed, index, retrieve, score.
+
+    ``memo`` (one per language and embedder, :class:`GridMemo`) shares parsing, vectors and whole results between
+    grid points; a reused point's rows say ``shared_with`` (the point whose index and scores they are) and keep
+    that point's ``build_s`` and latencies.
+    """
     t0 = time.perf_counter()
-    chunks = chunk_corpus(corpus, cfg, mode, size, overlap, lang)
-    vectors, wins, _ = embed_with_cache(embedder, [c.embedding_text() for c in chunks], cache, prefix=ecfg.passage_prefix)
+    chunks = chunk_corpus(corpus, cfg, mode, size, overlap, lang, memo.parsed if memo is not None else None)
+    key = chunking_key(chunks) if memo is not None else ""
+    label = f"{mode} {size}/{overlap:.2f}"
+    if memo is not None and key in memo.points and not retrievers:
+        first, first_rows = memo.points[key]
+        memo.reused_points += 1
+        return [{**r, "mode": mode, "size_tokens": size, "overlap_ratio": overlap, "shared_with": first,
+                 "recommended": False} for r in first_rows]
+    texts = [c.embedding_text() for c in chunks]
+    if memo is not None:
+        todo = list(dict.fromkeys(t for t in texts if t not in memo.vectors))
+        if todo:
+            new_vecs, new_wins, _ = embed_with_cache(embedder, todo, cache, prefix=ecfg.passage_prefix)
+            for t, v, w in zip(todo, new_vecs, new_wins):
+                memo.vectors[t] = (v, w)
+        vectors = (np.stack([memo.vectors[t][0] for t in texts]) if texts
+                   else np.zeros((0, embedder.dim), np.float32))
+        wins = [memo.vectors[t][1] for t in texts]
+    else:
+        vectors, wins, _ = embed_with_cache(embedder, texts, cache, prefix=ecfg.passage_prefix)
     for c, w in zip(chunks, wins):
         c.meta.embedding_model, c.meta.embedding_windows = embedder.model_id, w
     by_id = {c.id: c for c in chunks}
@@ -217,8 +279,11 @@ def evaluate_point(lang: str, questions: list[GoldenQuestion], qvecs: np.ndarray
                         "index_bytes": index_bytes, "build_s": round(build_s, 2),
                         "p50_ms": round(p50, 2), "p95_ms": round(p95, 2),
                         "multi_window_chunks": int(sum(1 for w in wins if w > 1)),
-                        "embedder": f"{embedder.model_id} ({embedder.backend})", "recommended": False})
+                        "embedder": f"{embedder.model_id} ({embedder.backend})", "recommended": False,
+                        "shared_with": None})
             rows.append(row)
+    if memo is not None and not retrievers:
+        memo.points[key] = (label, rows)
     return rows
 
 
@@ -228,13 +293,17 @@ def evaluate_language(lang: str, questions: list[GoldenQuestion], docs: dict[str
     """All grid rows for one language (see module docstring)."""
     rows: list[dict[str, Any]] = []
     qvecs = embedder.embed_queries([q.question for q in questions]) if questions else np.zeros((0, embedder.dim))
+    memo = GridMemo()
     for mode in abl.modes:
         for size in abl.sizes:
             for overlap in abl.overlaps:
                 point = evaluate_point(lang, questions, qvecs, docs, corpus, cfg, abl, lcfg, embedder, ecfg, cache,
-                                       mode, size, overlap)
+                                       mode, size, overlap, memo=memo)
                 rows.extend(point)
-                if progress:
+                if progress and point and point[0].get("shared_with"):
+                    progress(f"{lang} {mode} size={size} overlap={overlap:.2f}: same {point[0]['n_chunks']} chunks as "
+                             f"{point[0]['shared_with']}: index and scores shared")
+                elif progress:
                     best = max(point, key=lambda r: r["ndcg@10"])
                     progress(f"{lang} {mode} size={size} overlap={overlap:.2f}: {point[0]['n_chunks']} chunks, "
                              f"best nDCG@10 {best['ndcg@10']:.3f} ({best['retriever']}), build {point[0]['build_s']:.1f} s")

@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from heritage_pipeline.core.cpus import limit_process_threads
+
+    limit_process_threads()  # before torch / tokenizers / BLAS start their pools: threads follow the usable cores
     try:
         return int(args.func(args) or 0)
     except ConfigError as exc:

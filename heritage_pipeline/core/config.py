@@ -144,7 +144,12 @@ class SourcesConfig(_Strict):
 
 
 class KeywordsConfig(_Strict):
-    method: Literal["keybert", "rake", "none"] = "keybert"
+    """``method``: ``embedding`` (KeyBERT's method made cheap: candidates from the chunk alone ranked by cosine to
+    the chunk's own passage vector, MMR; :func:`heritage_pipeline.enrich.keywords.embedding_keywords`), ``keybert``
+    (the KeyBERT library, batch TF-IDF pre-selection), ``rake`` or ``none``. ``top_k`` keywords per chunk;
+    ``diversity`` is MMR's trade-off (0 = relevance only)."""
+
+    method: Literal["embedding", "keybert", "rake", "none"] = "embedding"
     top_k: int = Field(default=6, ge=1, le=30)
     diversity: float = Field(default=0.5, ge=0.0, le=1.0)
 

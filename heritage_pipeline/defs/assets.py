@@ -322,7 +322,8 @@ def chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokeni
 
 @dg.asset(
     group_name="chunk", kinds={"python", "keybert", "parquet"}, **PARTITIONED,
-    description="Chunks with keywords (KeyBERT on the embedder's model), rule-based entities, per-chunk language, "
+    description="Chunks with keywords (candidates from the chunk ranked by the embedder's own model against the "
+                "chunk's passage vector, MMR), rule-based entities, per-chunk language, "
                 "section embeddings of the breadcrumb, readability and quality flags. A chunk identical to one "
                 "enriched before by the same code and config is not enriched again.",
 )
@@ -343,10 +344,11 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     reuse = reusable_rows(previous, keys)
     todo = [c for c, k in zip(items, keys) if k not in reuse]
     cache = embedder.cache()
+    seconds: dict[str, float] = {}
     try:
         stats: dict[str, int] = {}
         P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache, data_dir=settings.data_path,
-                       stats=stats)
+                       stats=stats, timings=seconds)
         embedded_now = stats["passages_embedded_now"]
     finally:
         if cache:
@@ -379,6 +381,7 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
         "with_heritage_mentions": sum(1 for c in items if c.meta.mentioned_entities),
         "distinct_breadcrumbs": len(crumbs),
         "chunk_languages": table_md(("language", "chunks"), sorted(Counter(c.meta.lang for c in items).items())),
+        "seconds_by_substep": dg.MetadataValue.json({k: round(v, 3) for k, v in sorted(seconds.items())}),
     })
 
 

@@ -55,3 +55,22 @@ def executor_for(cfg: ExecutorConfig) -> dg.ExecutorDefinition:
     from dagster_celery import celery_executor
 
     return celery_executor.configured(celery_executor_config(cfg), name="celery")
+
+
+def worker_env(n_workers: int) -> dict[str, str]:
+    """Environment for ``n_workers`` worker processes sharing this machine's cores (multiprocess step processes,
+    Celery workers started here).
+
+    Model threads = available cores (affinity mask and cgroup quota, :mod:`heritage_pipeline.core.cpus`) // workers,
+    at least 1, for torch / ONNX Runtime / USE (``HERITAGE_TORCH_THREADS``), OpenMP/BLAS and the ``tokenizers`` Rayon
+    pool; otherwise every worker runs as many threads as there are cores and the workers slow each other down.
+
+    Args:
+        n_workers: worker processes sharing the cores.
+
+    Returns:
+        ``{environment variable: value}``.
+    """
+    from heritage_pipeline.core.cpus import available_cores, thread_env
+
+    return thread_env(max(1, available_cores() // max(1, n_workers)))

