@@ -154,11 +154,11 @@ def check_doc(doc: str, chunks: list[Chunked], count: Callable[[str], int], cap:
 
 # ---------------------------------------------------------------------------------------------- contestants
 def _clear_project_caches() -> None:
-    from heritage_pipeline import chunking
+    from heritage_pipeline.chunking import chunker, ids
 
-    chunking._anchor_key.cache_clear()
-    chunking._slug_cached.cache_clear()
-    chunking._CHUNKERS.clear()
+    ids.anchor_key.cache_clear()
+    ids.slug_cached.cache_clear()
+    chunker._CHUNKERS.clear()
 
 
 def _raw_exact(doc: str, text: str, start: int, end: int | None) -> bool:
