@@ -15,3 +15,19 @@ def test_extraction_date_honours_source_date_epoch(monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
     with pytest.raises(ValueError, match="SOURCE_DATE_EPOCH"):
         extraction_day()
+
+
+def test_extraction_date_without_epoch_is_the_local_date_of_the_current_second(monkeypatch):
+    """The per-second cache of the local date follows the clock, also across midnight."""
+    import time as time_mod
+    from datetime import date, datetime, timedelta
+
+    from heritage_pipeline.core import models
+
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    assert models.extraction_day() == date.today().isoformat()
+    midnight = datetime.combine(date(2025, 3, 30) + timedelta(days=1), datetime.min.time()).timestamp()
+    for t in (midnight - 1.5, midnight - 0.2, midnight, midnight + 0.7, midnight - 0.2):
+        monkeypatch.setattr(models.time, "time", lambda t=t: t)
+        assert models.extraction_day() == date.fromtimestamp(t).isoformat(), t
+    assert models.time is time_mod

@@ -295,3 +295,50 @@ def test_front_matter_without_title_and_a_document_of_only_front_matter():
     assert [(s.first, s.anchors) for s in doc.sections] == [(1, [])] and doc.meta["front_matter"] == {"layout": "page"}
     doc = parse_markdown("---\ntitle: Empty\n---\n", doc_id="b", source_path="b")
     assert doc.sections == []
+
+
+def _reference_load(source: str) -> object:
+    import yaml
+
+    try:
+        return yaml.safe_load(source)
+    except yaml.YAMLError:
+        return None
+
+
+_YAML_TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(["title: A", "title: 'x: y'", "date: 2024-01-02", "n: 012", "on: yes", "- a", "  - b",
+                         "k: [1, 2", "k: {a: 1}", "? x", ": y", "t:\ttab", "& a", "*a", "!!str 3", "# c", "|", "  x",
+                         "key: \"\\u00e9\\ud800\"", "a: b: c", "%YAML 1.1", "---", "...", "x: \u00e9\u4e2d", ""]),
+        st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12),
+    ),
+    max_size=8,
+).map("\n".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_YAML_TEXT)
+def test_front_matter_loader_reads_what_safe_load_reads(source):
+    """The libyaml front-matter loader (with its pure-Python fallback) gives yaml.safe_load's result (None where
+    safe_load raises) on generated YAML-like text, lone surrogates included."""
+    from heritage_pipeline.sources.markdown import _safe_load
+
+    assert _safe_load(source) == _reference_load(source)
+    assert _safe_load(source + "\ud800") == _reference_load(source + "\ud800")
+
+
+def test_front_matter_loader_reads_every_real_front_matter_like_safe_load(shared_data):
+    from heritage_pipeline.sources.markdown import _safe_load
+
+    n = 0
+    for p in sorted(shared_data.rglob("*.md")):
+        text = p.read_text(encoding="utf-8", errors="replace")
+        blocks = scan_blocks(text)
+        if not blocks or blocks[0].kind != "front_matter":
+            continue
+        lines = text[blocks[0].start : blocks[0].end].strip().lstrip("\ufeff").splitlines()[1:-1]
+        source = "\n".join(lines)
+        assert _safe_load(source) == _reference_load(source), p
+        n += 1
+    assert n >= 50  # (84 files with front matter in ../shared/data when this was written)
