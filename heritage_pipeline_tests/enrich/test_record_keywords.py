@@ -26,7 +26,7 @@ def _chunks(text: str):
 
 def test_record_keywords_are_slot_values_and_nothing_is_embedded():
     cfg = load_chunking_config()
-    assert cfg.context.keywords.method == "keybert" and cfg.context.section_embedding
+    assert cfg.context.keywords.method in ("embedding", "keybert") and cfg.context.section_embedding
     chunks = _chunks("naam;plaats;ISIL;type\nZeeuws Archief;Middelburg;NL-MdbZA;archief\n"
                      "Fries Museum;Leeuwarden;;museum; dierentuin\n")
     enrich_chunks(chunks, cfg, _NoEmbedder(), None, None)
