@@ -357,6 +357,10 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--data", default=None, help="labelled set folder (default data/eval/sections)")
     s.add_argument("--min-confidence", type=float, default=None,
                    help="below it a section is `other` (default: sources.website.section_min_confidence)")
+    s.add_argument("--zero-shot", default=None, help="zero-shot model (use-multilingual, minilm) or none "
+                   "(default: sources.website.section_zero_shot)")
+    s.add_argument("--zero-shot-weight", type=float, default=None,
+                   help="its weight in the mixture (default: sources.website.section_zero_shot_weight)")
     s.add_argument("--out", help="folder for sections_eval.md / sections_eval.json")
     e = sub.add_parser("entities", help="heritage mention precision/recall on the hand-labelled set")
     e.add_argument("--gold", default=str(DEFAULT_ENTITY_GOLD), help="gold JSONL (default: the development set; "
@@ -373,7 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.what == "sections":
         from .sections import DEFAULT_SECTIONS, evaluate_sections, sections_report
 
-        result = evaluate_sections(args.data or DEFAULT_SECTIONS, args.min_confidence)
+        result = evaluate_sections(args.data or DEFAULT_SECTIONS, args.min_confidence, args.zero_shot,
+                                   args.zero_shot_weight)
         report, stem = sections_report(result), "sections_eval"
     else:
         from heritage_pipeline.enrich.gazetteer import default_gazetteer

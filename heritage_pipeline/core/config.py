@@ -126,6 +126,11 @@ class WebsiteSourceConfig(_Strict):
     main_content: Literal["trafilatura", "docling"] = "trafilatura"
     # section_type: below this confidence (0-1, heritage_pipeline.sources.section_types) a section is `other`
     section_min_confidence: float = Field(default=0.3, ge=0.0, le=1.0)
+    # zero-shot second opinion on section_type: an embedder model name (use-multilingual = multilingual USE v3,
+    # minilm, a local folder) compared with label descriptions in nl/en/fr/de, or none for the cue rules alone;
+    # its weight in the mixture with the rules (heritage_pipeline.sources.section_types.classify_sections)
+    section_zero_shot: str = "none"
+    section_zero_shot_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     # schema.org JSON-LD / microdata / RDFa records (Place, Event, Organization, ...) as record chunks of their own
     structured_data: bool = True
 
