@@ -27,7 +27,11 @@ becomes a distribution by a softmax with :data:`ZERO_SHOT_TEMPERATURE`. The rule
 too (scores plus the prior spread evenly, over their sum plus the prior), and the two are mixed,
 ``(1 - w) x rules + w x zero-shot`` with ``w = sources.website.section_zero_shot_weight``; the answer is the mode of
 the mixture and its confidence is the mixture's probability of that answer (the minimum confidence applies as
-before).
+before). Measured with ``python -m heritage_pipeline_eval.sources sections [--zero-shot use-multilingual]`` on
+``data/eval/sections`` (dev 45 sections of 2 sites, de/en; test 101 sections of 5 other sites, nl/en/fr/de):
+cue rules dev 0.911 / test 0.644; rules + zero-shot (w = 0.5) dev 0.889 / test 0.634; zero-shot alone dev 0.756.
+So the configured default is ``none`` (rules alone); the zero-shot opinion is there to be switched on and
+re-measured when the labelled set grows.
 
 **Documents are not institution pages.** A research article, a blog post or a manual saved as a web page has
 sections named "Présentation", "Introduction" or "History of the method" that say nothing about an institution.
