@@ -89,3 +89,24 @@ def test_website_parser_uses_the_zero_shot_setting():
     pick = lambda d: {s.anchors[-1]: s.meta["section_type"] for s in d.sections}
     assert pick(off)["Wanneer kunt u langskomen"] == "other"
     assert pick(on)["Wanneer kunt u langskomen"] == "visit"
+
+
+def test_zero_shot_setting_reaches_the_parser_through_the_config(tmp_path):
+    from heritage_pipeline.core.config import load_chunking_config
+    from heritage_pipeline.sources.discovery import load_source
+    from heritage_pipeline.sources.dispatch import parse_source
+
+    page = tmp_path / "museum.html"
+    page.write_text("<html lang='nl'><body><main><h1>Stedelijk museum</h1><p>Welkom.</p>"
+                    "<h2>Wanneer kunt u langskomen</h2><p>Dinsdag tot en met zondag van tien tot vijf; kaartjes koopt "
+                    "u aan de balie.</p></main></body></html>", encoding="utf-8")
+    cfg = load_chunking_config(**{"sources.website.section_zero_shot": "use-multilingual"})
+    out = parse_source(load_source(page, source_type="website"), cfg)
+    assert {s.anchors[-1]: s.meta["section_type"] for s in out.doc.sections}["Wanneer kunt u langskomen"] == "visit"
+
+
+def test_unknown_zero_shot_model_in_the_config_is_rejected_up_front():
+    from heritage_pipeline.core.config import load_chunking_config
+
+    with pytest.raises(Exception, match="section_zero_shot 'no-such-model'"):
+        load_chunking_config(**{"sources.website.section_zero_shot": "no-such-model"})
