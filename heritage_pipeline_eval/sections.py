@@ -4,9 +4,9 @@ Each line of ``labels.jsonl`` names a heading in a saved page (``page``, ``char_
 ``heading_level``, ``lang``, ``site``, ``split`` dev|test by site, gold ``label``). The section of a labelled heading
 is the raw text from its line to the next labelled heading of the same page; its body is that text without markup
 (HTML tags, Markdown heading marks, template syntax), its heading path the enclosing labelled headings by level.
-The classifier (:func:`heritage_pipeline.sources.section_types.classify_section`) gets the heading path and the
-body, with the configured minimum confidence, as the website parser gives them; ``other`` is an answer like any
-other. Reported per split: accuracy, per-language accuracy, the confusion matrix (rows gold, columns predicted) and
+The classifier (:func:`heritage_pipeline.sources.section_types.classify_sections`) gets the heading path and the
+body of every labelled section of a page in one call, with the configured minimum confidence and zero-shot
+settings, as the website parser gives them; ``other`` is an answer like any other. Reported per split: accuracy, per-language accuracy, the confusion matrix (rows gold, columns predicted) and
 the errors.
 """
 
@@ -71,17 +71,41 @@ def load_sections(root: str | Path = DEFAULT_SECTIONS) -> list[dict[str, Any]]:
     return out
 
 
-def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float | None = None) -> dict[str, Any]:
-    """Accuracy and confusion matrices per split (module docstring). ``min_confidence``: default the configured
-    ``sources.website.section_min_confidence``."""
-    from heritage_pipeline.core.config import load_chunking_config
-    from heritage_pipeline.sources.section_types import CATEGORIES, classify_section
+def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float | None = None,
+                      zero_shot: str | None = None, zero_shot_weight: float | None = None) -> dict[str, Any]:
+    """Accuracy and confusion matrices per split (module docstring).
 
-    if min_confidence is None:
-        min_confidence = load_chunking_config().sources.website.section_min_confidence
-    result: dict[str, Any] = {"min_confidence": min_confidence, "splits": {}}
+    Args:
+        root: the labelled set folder.
+        min_confidence: default the configured ``sources.website.section_min_confidence``.
+        zero_shot: zero-shot model name or ``none``; default ``sources.website.section_zero_shot``.
+        zero_shot_weight: default ``sources.website.section_zero_shot_weight``.
+
+    Returns:
+        ``{"min_confidence", "zero_shot", "zero_shot_weight", "splits": {split: {"n", "correct", "accuracy",
+        "by_lang", "confusion", "errors"}}}``.
+
+    Raises:
+        ValueError: a bad line in ``labels.jsonl`` (file and line named), or the zero-shot model cannot load.
+    """
+    from heritage_pipeline.core.config import load_chunking_config
+    from heritage_pipeline.sources.section_types import CATEGORIES, classify_sections
+
+    web = load_chunking_config().sources.website
+    min_confidence = web.section_min_confidence if min_confidence is None else min_confidence
+    zero_shot = web.section_zero_shot if zero_shot is None else zero_shot
+    zero_shot_weight = web.section_zero_shot_weight if zero_shot_weight is None else zero_shot_weight
+    result: dict[str, Any] = {"min_confidence": min_confidence, "zero_shot": zero_shot,
+                              "zero_shot_weight": zero_shot_weight, "splits": {}}
+    by_page: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for rec in load_sections(root):
-        pred, conf = classify_section(rec["anchors"], rec["body"], min_confidence=min_confidence)
+        by_page[rec["page"]].append(rec)
+    decided = []
+    for recs in by_page.values():
+        answers = classify_sections([(r["anchors"], r["body"]) for r in recs], min_confidence=min_confidence,
+                                    zero_shot=zero_shot, zero_shot_weight=zero_shot_weight)
+        decided.extend(zip(recs, answers))
+    for rec, (pred, conf) in decided:
         split = result["splits"].setdefault(rec["split"], {"n": 0, "correct": 0, "by_lang": {}, "confusion": {},
                                                            "errors": []})
         split["n"] += 1
@@ -102,9 +126,12 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
 
 
 def sections_report(result: dict[str, Any]) -> str:
+    """Markdown report of :func:`evaluate_sections`: per split accuracy, per language, confusion matrix, errors."""
     from heritage_pipeline.sources.section_types import CATEGORIES
 
-    lines = [f"# Section types on labelled real pages (min confidence {result['min_confidence']})", ""]
+    zs = result.get("zero_shot", "none")
+    how = "cue rules" if zs in (None, "none") else f"cue rules + zero-shot {zs} (weight {result['zero_shot_weight']})"
+    lines = [f"# Section types on labelled real pages ({how}, min confidence {result['min_confidence']})", ""]
     for name in sorted(result["splits"], key=lambda s: s != "test"):
         s = result["splits"][name]
         langs = ", ".join(f"{k} {v['accuracy']:.3f} ({v['correct']}/{v['n']})" for k, v in s["by_lang"].items())

@@ -125,6 +125,24 @@ class WebsiteSourceConfig(_Strict):
     main_content: Literal["trafilatura", "docling"] = "trafilatura"
     # section_type: below this confidence (0-1, heritage_pipeline.sources.section_types) a section is `other`
     section_min_confidence: float = Field(default=0.3, ge=0.0, le=1.0)
+    # zero-shot second opinion on section_type: an embedder model name (use-multilingual = multilingual USE v3,
+    # minilm, a local folder) compared with label descriptions in nl/en/fr/de, or none for the cue rules alone;
+    # its weight in the mixture with the rules (heritage_pipeline.sources.section_types.classify_sections)
+    section_zero_shot: str = "none"
+    section_zero_shot_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _zero_shot_model_exists(self) -> "WebsiteSourceConfig":
+        # checked here, not at the first page: a wrong name would otherwise quarantine every website page
+        zs = self.section_zero_shot
+        if zs in ("none", "minilm"):
+            return self
+        from heritage_pipeline.embed.embedders import USE_ALIASES
+
+        if zs not in USE_ALIASES and not Path(zs).is_dir():
+            raise ValueError(f"sources.website.section_zero_shot {zs!r}: use none, use-multilingual, minilm or a "
+                             "local sentence-transformers folder")
+        return self
     # schema.org JSON-LD / microdata / RDFa records (Place, Event, Organization, ...) as record chunks of their own
     structured_data: bool = True
 

@@ -73,6 +73,8 @@ def parse_source(src: RawSource, config: ChunkingConfig) -> ParseOutcome:
             doc = parse_website(src.text, doc_id=doc_id, source_path=src.path, lang=src.lang,
                                 max_level=config.hierarchy.max_level, main_content=web.main_content,
                                 section_min_confidence=web.section_min_confidence,
+                                section_zero_shot=web.section_zero_shot,
+                                section_zero_shot_weight=web.section_zero_shot_weight,
                                 structured_data=web.structured_data)
             problems = [tuple(p) for p in doc.meta.get("problems", [])]
         elif src.source_type == "conversation":

@@ -77,6 +77,12 @@ _FURNITURE_ROLES = {"navigation": "navigation", "banner": "page header", "conten
                     "complementary": "sidebar", "search": "navigation"}
 # a consent state written on the page's own containers (<body class="cookies-accepted">) does not make them banners
 _NEVER_BANNER = frozenset({"body", "main", "article", "html"})
+# Elements the page does not display (the HTML ``hidden`` attribute, an inline ``display: none`` or ``visibility:
+# hidden``, the hiding utility classes of common CSS frameworks): a copy of the headline kept for microdata
+# (``<h1 class="is-hidden" itemprop="headline">``), collapsed menus. Screen-reader-only classes (``sr-only``,
+# ``visually-hidden``) are not here: that text is read out, so it is page text.
+_HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)", re.I)
+_HIDDEN_CLASSES = frozenset({"hidden", "is-hidden", "d-none", "hide", "u-hidden", "js-hidden"})
 _COOKIE_WORDS = re.compile(r"(?:^|[\s_-])(?:cookie\w*|consent\w*|gdpr|onetrust|cookiebot|cc-window|cc-banner|"
                            r"tarteaucitron\w*|didomi\w*|klaro)(?:$|[\s_-])", re.I)
 
@@ -239,6 +245,10 @@ class _PositionMap(HTMLParser):
         if (reason is None and tag not in _NEVER_BANNER
                 and _COOKIE_WORDS.search(" ".join((a.get("id", ""), a.get("class", ""), a.get("aria-label", ""))))):
             reason = "cookie banner"
+        if reason is None and tag not in _NEVER_BANNER and (
+                "hidden" in a or _HIDDEN_STYLE.search(a.get("style", ""))
+                or not _HIDDEN_CLASSES.isdisjoint(a.get("class", "").lower().split())):
+            reason = "hidden element"
         if reason is not None:
             self.furniture[el] = reason
 

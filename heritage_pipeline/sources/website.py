@@ -15,7 +15,7 @@ import re
 from heritage_pipeline.core.structure import ParsedDocument
 from .html import parse_html
 from .main_content import removal_summary, select_main_content
-from .section_types import classify_section, page_kind
+from .section_types import classify_section, classify_sections, page_kind  # noqa: F401 (classify_section re-exported)
 from .structured import EVENT_TYPES, extract_structured, record_section_type
 
 _CITATION_META = re.compile(r"<meta\b[^>]*\bname\s*=\s*[\"']?citation_title\b", re.I)
@@ -30,7 +30,8 @@ SECTION_PRIMARY_CLASS = {"about": "custodian", "contact": "custodian", "visit": 
 
 def parse_website(raw: str, *, doc_id: str, source_path: str, lang: str, max_level: int = 3,
                   main_content: str = "trafilatura", section_min_confidence: float = 0.3,
-                  structured_data: bool = True) -> ParsedDocument:
+                  structured_data: bool = True, section_zero_shot: str = "none",
+                  section_zero_shot_weight: float = 0.5) -> ParsedDocument:
     """Parse a saved web page: docling structure, main content only, structured data records, sections classified.
 
     Args:
@@ -40,6 +41,10 @@ def parse_website(raw: str, *, doc_id: str, source_path: str, lang: str, max_lev
         main_content: ``trafilatura`` or ``docling`` (:func:`~heritage_pipeline.sources.main_content.select_main_content`).
         section_min_confidence: below it a section is ``other`` (``sources.website.section_min_confidence``).
         structured_data: turn schema.org records into record chunks (``sources.website.structured_data``).
+        section_zero_shot: embedder model for the zero-shot section-type opinion, one batched call per page, or
+            ``none`` (``sources.website.section_zero_shot``).
+        section_zero_shot_weight: its weight in the mixture with the cue rules
+            (``sources.website.section_zero_shot_weight``).
 
     Returns:
         The document. Each section's ``meta`` has ``section_type``, ``section_confidence``, ``primary_class`` and
@@ -50,7 +55,8 @@ def parse_website(raw: str, *, doc_id: str, source_path: str, lang: str, max_lev
         neither main content nor records has no blocks and says ``no main content`` in ``doc.skipped``.
 
     Raises:
-        Whatever docling raises for a page it cannot convert (the caller quarantines the file).
+        Whatever docling raises for a page it cannot convert (the caller quarantines the file); ValueError when
+        the zero-shot model cannot be loaded offline.
     """
     records, problems, counts = extract_structured(raw) if structured_data else ([], [], {})
     types = ({r.schema_type for r in records} | _declared_types(raw)) if structured_data else set()
@@ -81,10 +87,11 @@ def parse_website(raw: str, *, doc_id: str, source_path: str, lang: str, max_lev
     kind, is_news = page_kind([b.title for b in doc.blocks if b.kind == "heading"], types,
                               citation_meta=bool(_CITATION_META.search(raw)))
     doc.meta["page_kind"] = kind
-    for sec in page_sections:
-        body = doc.text[doc.blocks[sec.first].start : doc.blocks[sec.last - 1].content_end]
-        st, conf = classify_section(sec.anchors, body, min_confidence=section_min_confidence, page=kind,
-                                    page_is_news=is_news)
+    bodies = [doc.text[doc.blocks[sec.first].start : doc.blocks[sec.last - 1].content_end] for sec in page_sections]
+    decided = classify_sections([(sec.anchors, body) for sec, body in zip(page_sections, bodies)],
+                                min_confidence=section_min_confidence, page=kind, page_is_news=is_news,
+                                zero_shot=section_zero_shot, zero_shot_weight=section_zero_shot_weight)
+    for sec, (st, conf) in zip(page_sections, decided):
         sec.meta["section_type"] = st
         sec.meta["section_confidence"] = conf
         sec.meta["primary_class"] = SECTION_PRIMARY_CLASS[st]

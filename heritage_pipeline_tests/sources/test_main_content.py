@@ -113,3 +113,25 @@ def test_consent_state_on_the_body_is_not_a_banner():
     raw = (LAYOUTS / "lead_paragraph.html").read_text(encoding="utf-8").replace("<body>", '<body class="cookies-accepted">')
     doc = parse_website(raw, doc_id="b", source_path="b.html", lang="en", main_content="docling")
     assert doc.text.startswith("The Harbour Records Office") and "Reading room" in doc.text
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_hidden_elements_are_furniture_and_counted(mode):
+    """A microdata copy of the headline in a hidden element (``class="is-hidden"``, as a news site writes it), a
+    ``hidden`` menu and an inline ``display:none`` notice are not page text; screen-reader text (``sr-only``) is."""
+    raw = ("<html><body><main><article>"
+           "<h1>Whale strandings worry the coastal tribes</h1>"
+           "<header><h1 class='is-hidden' itemprop='headline'>Whale strandings worry the coastal tribes</h1></header>"
+           "<div hidden><p>Secret menu entry one two three</p></div>"
+           "<p style='color: grey; display: none'>Please enable JavaScript to see this notice.</p>"
+           "<p>The elders say the sea is sending a message, and the families walk the beach every morning to count "
+           "the animals that came ashore overnight and to call the rangers.</p>"
+           "<p><span class='sr-only'>Photograph:</span> an elder on the beach at dawn, counting the whales.</p>"
+           "</article></main></body></html>")
+    doc = parse_website(raw, doc_id="h", source_path="h.html", lang="en", main_content=mode)
+    assert doc.text.count("Whale strandings worry the coastal tribes") == 1
+    assert "Secret menu" not in doc.text and "enable JavaScript" not in doc.text
+    assert "the families walk the beach every morning" in doc.text
+    assert doc.meta["removed_chars"]["hidden element"] > 0
+    if mode == "docling":
+        assert "Photograph:" in doc.text
