@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from heritage_pipeline.chunking.chunker import Chunker
+from heritage_pipeline.core.storage import atomic_write
 from heritage_pipeline.core.config import ChunkingConfig, EmbedderConfig
 from heritage_pipeline.dedup.identity import dedup_records_and_prose
 from heritage_pipeline.dedup.minhash import DedupRecord
@@ -152,28 +153,24 @@ def embed_stage(chunks: list[Chunk], embedder, ecfg: EmbedderConfig, cache: Embe
 
 
 def write_jsonl(chunks: Iterable[Chunk], path: str | Path, fields: list[str] | None = None) -> int:
-    """Write chunks as JSON Lines (temporary file then rename). Returns the number of lines."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    n = 0
-    with open(tmp, "w", encoding="utf-8") as f:
-        for c in chunks:
-            f.write(chunk_to_json(c, fields) + "\n")
-            n += 1
-    tmp.replace(path)
-    return n
+    """Write chunks as JSON Lines atomically (:func:`heritage_pipeline.core.storage.atomic_write`).
+
+    Returns:
+        The number of lines.
+    """
+    lines = [chunk_to_json(c, fields) + "\n" for c in chunks]
+    atomic_write(Path(path), lambda tmp: tmp.write_text("".join(lines), encoding="utf-8"))
+    return len(lines)
 
 
 def write_quarantine(records: Iterable[QuarantineRecord], path: str | Path) -> int:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    n = 0
-    with open(tmp, "w", encoding="utf-8") as f:
-        for r in records:
-            f.write(json.dumps({"path": r.path, "reason": r.reason, "stage": r.stage}, ensure_ascii=False) + "\n")
-            n += 1
-    tmp.replace(path)
-    return n
+    """Write quarantine records (path, reason, stage) as JSON Lines atomically.
+
+    Returns:
+        The number of records.
+    """
+    lines = [json.dumps({"path": r.path, "reason": r.reason, "stage": r.stage}, ensure_ascii=False) + "\n"
+             for r in records]
+    atomic_write(Path(path), lambda tmp: tmp.write_text("".join(lines), encoding="utf-8"))
+    return len(lines)
 

@@ -45,6 +45,7 @@ from heritage_pipeline.incremental.versions import (add_row_keys, chained_versio
     read_if_code_version, read_if_version, reusable_rows, source_hash, stored_versions, with_versions,
     write_text_atomic, write_version_marker)
 from heritage_pipeline.index.sync import sync_index
+from heritage_pipeline.core.storage import OutputLayout, atomic_write
 from heritage_pipeline.core.models import Chunk, QuarantineRecord, chunks_to_table, table_to_chunks
 from heritage_pipeline.sources.dispatch import docs_to_table, table_to_docs
 from .io_managers import partition_path
@@ -78,10 +79,8 @@ def _discover_cached(data_dir: str, stamp: tuple, cache_path: str | None) -> lis
     before = dict(langs)
     sources = discover(data_dir, lang_cache=langs)
     if langs != before:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"version": version, "languages": langs}, sort_keys=True), encoding="utf-8")
-        tmp.rename(path)
+        payload = json.dumps({"version": version, "languages": langs}, sort_keys=True)
+        atomic_write(path, lambda tmp: tmp.write_text(payload, encoding="utf-8"))
     return sources
 
 
@@ -216,7 +215,7 @@ def _file_key(src: RawSource) -> str:
 )
 def parsed_sections(context: dg.AssetExecutionContext, settings: SettingsResource, raw_sources: pa.Table) -> dg.Output[pa.Table]:
     step = PartitionStep(context, settings, [raw_sources])
-    quarantine_path = settings.output_path / "storage" / "quarantine" / step.lang / f"{step.source_type}.jsonl"
+    quarantine_path = OutputLayout(settings.output_path).partition_quarantine(step.source_type, step.lang)
     if (stored := step.stored()) is not None and is_current(quarantine_path, step.data_version):
         return step.reuse(stored, {"files_parsed_now": 0, "files_reused": len(set(stored.column("source_path").to_pylist()))})
     sources = table_to_sources(raw_sources)
@@ -428,7 +427,7 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
                    enriched_chunks: pa.Table, raw_sources: pa.Table, parsed_sections: pa.Table):
     step = PartitionStep(context, settings, [enriched_chunks, raw_sources, parsed_sections])
     cfg = settings.chunking()
-    log_path = settings.output_path / "storage" / "dedup_log" / step.lang / f"{step.source_type}.parquet"
+    log_path = OutputLayout(settings.output_path).dedup_log(step.source_type, step.lang)
     stored = step.stored()
     log_table = read_if_version(log_path, step.data_version) if stored is not None else None
     items = table_to_chunks(enriched_chunks)
@@ -440,10 +439,8 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
         kept, log = P.dedup_stage(items, cfg)
         if step.data_version is None:
             step.data_version = digest(step.asset, step.code_version, context.run_id)
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = log_path.with_name(f".{log_path.name}.{context.run_id}.tmp")
-        pq.write_table(with_versions(log_to_table(log, cfg.quality.dedup), step.data_version, step.code_version), tmp)
-        tmp.replace(log_path)
+        log_table = with_versions(log_to_table(log, cfg.quality.dedup), step.data_version, step.code_version)
+        atomic_write(log_path, lambda tmp: pq.write_table(log_table, tmp))
         reads = [r.quality.readability for r in kept if r.quality.readability is not None]
         yield step.output(chunks_to_table(kept), {
             "dagster/row_count": len(kept),
@@ -545,9 +542,9 @@ def lancedb_index(context: dg.AssetExecutionContext, settings: SettingsResource,
         "dagster/row_count": res.rows, "partitions": res.partitions, "index_bytes": res.index_bytes,
         "lancedb_version": res.lancedb_version,
         "partitions_rewritten": dg.MetadataValue.json(res.rewritten), "partitions_removed": dg.MetadataValue.json(res.removed),
-        "uri": dg.MetadataValue.path(lancedb.uri), "jsonl": dg.MetadataValue.path(str(settings.output_path / "chunks.jsonl")),
+        "uri": dg.MetadataValue.path(lancedb.uri), "jsonl": dg.MetadataValue.path(str(OutputLayout(settings.output_path).chunks_jsonl)),
         "jsonl_lines": res.jsonl_lines, "quarantined_files": res.quarantined,
-        "quarantine": dg.MetadataValue.path(str(settings.output_path / "quarantine.jsonl")),
+        "quarantine": dg.MetadataValue.path(str(OutputLayout(settings.output_path).quarantine_jsonl)),
         "waited_for_lock_s": res.waited_for_lock_s, "data_version": res.data_version[:16],
         "chunks_per_partition": table_md(("partition", "chunks"), sorted(res.per_partition.items())),
     })

@@ -10,13 +10,13 @@ in place (:mod:`heritage_pipeline.incremental.versions`) is not rewritten. ``bas
 
 from __future__ import annotations
 
-import uuid
 
 import dagster as dg
 import pyarrow as pa
 import pyarrow.parquet as pq
 from upath import UPath
 
+from heritage_pipeline.core.storage import atomic_write
 from heritage_pipeline.incremental.versions import stored_versions, table_versions
 from .partitions import split_partition_key
 
@@ -40,15 +40,11 @@ class ParquetIOManager(dg.UPathIOManager):
         if version is not None and stored_versions(path)[0] == version:
             context.log.debug(f"{path}: unchanged (data version {version[:12]}), not rewritten")
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-        try:
+        def write(tmp) -> None:
             with tmp.open("wb") as f:
                 pq.write_table(obj, f, compression="zstd")
-            tmp.rename(path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+
+        atomic_write(path, write)
 
     def load_from_path(self, context: dg.InputContext, path: UPath) -> pa.Table:
         with path.open("rb") as f:

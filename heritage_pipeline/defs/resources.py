@@ -13,6 +13,7 @@ import dagster as dg
 
 from heritage_pipeline.core.config import (ChunkingConfig, EmbedderConfig, PipelineConfig, load_chunking_config,
     load_pipeline_config)
+from heritage_pipeline.core.storage import OutputLayout
 from heritage_pipeline.embed.cache import EmbeddingCache
 from heritage_pipeline.embed.embedders import make_embedder
 from heritage_pipeline.core.tokenizer import Tokenizer, get_tokenizer
@@ -114,20 +115,21 @@ def build_resources(chunking_path: str | Path, pipeline_path: str | Path, *, dat
     pcfg = load_pipeline_config(pipeline_path).with_paths(data_dir=data_dir, output_dir=output_dir)
     ccfg = load_chunking_config(chunking_path)
     out = pcfg.output_path
+    layout = OutputLayout(out)
     from .io_managers import ParquetIOManagerFactory
 
     e = pcfg.embedder
     return {
         "settings": SettingsResource(chunking_config=str(Path(chunking_path).resolve()),
                                      pipeline_config=str(Path(pipeline_path).resolve()),
-                                     data_dir=str(pcfg.data_path), output_dir=str(out), storage_dir=str(out / "storage")),
+                                     data_dir=str(pcfg.data_path), output_dir=str(out), storage_dir=str(layout.storage)),
         "tokenizer": TokenizerResource(encoding=ccfg.tokenizer, backend=ccfg.tokenizer_backend),
         "embedder": EmbedderResource(model=e.model, batch_size=e.batch_size, device=e.device, query_prefix=e.query_prefix,
                                      passage_prefix=e.passage_prefix, context_prefix=e.context_prefix,
                                      long_text=e.long_text, window_overlap_tokens=e.window_overlap_tokens,
-                                     cache_path=str(out / "cache" / "embeddings.sqlite"), backend=e.backend,
-                                     model_cache=str(out / "cache" / "models")),
-        "lancedb": LanceDBResource(uri=pcfg.resolve(pcfg.lancedb.uri) if output_dir is None else str(out / "lancedb"),
+                                     cache_path=str(layout.embedding_cache), backend=e.backend,
+                                     model_cache=str(layout.model_cache)),
+        "lancedb": LanceDBResource(uri=pcfg.resolve(pcfg.lancedb.uri) if output_dir is None else str(layout.lancedb),
                                    table=pcfg.lancedb.table),
-        "io_manager": ParquetIOManagerFactory(base_dir=str(out / "storage")),
+        "io_manager": ParquetIOManagerFactory(base_dir=str(layout.storage)),
     }

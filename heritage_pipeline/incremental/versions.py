@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
@@ -195,13 +194,10 @@ def read_if_code_version(path, code_version: str) -> pa.Table | None:
 
 # ----------------------------------------------------------------------------------------------------- row reuse
 def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to a temporary name beside ``path`` (unique per process), then rename it: readers see
-    the old file or the new one, never a part."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    """Write ``text`` (UTF-8) atomically: :func:`heritage_pipeline.core.storage.write_text_atomic`."""
+    from heritage_pipeline.core.storage import write_text_atomic as write
+
+    write(path, text)
 
 
 def _marker(path: Path) -> Path:

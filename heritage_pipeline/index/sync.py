@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from heritage_pipeline.core.models import QuarantineRecord, table_to_chunks, table_vectors
+from heritage_pipeline.core.storage import OutputLayout
 from heritage_pipeline.incremental.versions import (digest, is_current, read_table, stored_versions,
     write_version_marker)
 
@@ -98,7 +99,8 @@ def sync_index(uri: str, table: str, current: dict[str, Path], code_version: str
         removed = sorted(k for k in counts if k not in current)
         code_changed = any(not indexed[k].startswith(f"{code_version}:") for k in changed if k in indexed)
         data_version = digest("lancedb_index", code_version, *(f"{k}={v}" for k, v in sorted(versions.items())))
-        jsonl = out / "chunks.jsonl"
+        layout = OutputLayout(out)
+        jsonl = layout.chunks_jsonl
         jsonl_stale = not is_current(jsonl, data_version)
         tables = {k: read_table(p) for k, p in current.items()} if (changed or removed or jsonl_stale) else {}
         if changed or removed:
@@ -123,7 +125,7 @@ def sync_index(uri: str, table: str, current: dict[str, Path], code_version: str
             all_chunks = [c for k in sorted(tables) for c in table_to_chunks(tables[k])]
             n_lines = write_jsonl(sorted(all_chunks, key=lambda c: c.id), jsonl, fields)
             write_version_marker(jsonl, data_version)
-        quarantined = write_run_quarantine(out / "storage", out / "quarantine.jsonl")
+        quarantined = write_run_quarantine(layout.storage, layout.quarantine_jsonl)
         per_partition = indexed_partitions(uri, table)
         version = int(open_table(uri, table).version) if per_partition else 0
     return IndexSyncResult(data_version, rows, n_parts, changed, removed, per_partition, n_lines, quarantined,
