@@ -23,8 +23,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q torch==2.13.0 -e '.[dev]'
 	@touch $(STAMP)
 
+# the instance folder with the project's dagster.yaml (telemetry off); an existing dagster.yaml is kept
 $(DAGSTER_HOME):
 	@mkdir -p $(DAGSTER_HOME)
+	@test -f $(DAGSTER_HOME)/dagster.yaml || cp configs/dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 
 run: install | $(DAGSTER_HOME)
 	$(BIN)/heritage-pipeline run

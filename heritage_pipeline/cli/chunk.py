@@ -12,7 +12,7 @@ from heritage_pipeline.core.config import (
     load_pipeline_config,
 )
 
-from .console import _progress, console, err
+from .console import console, err
 
 
 # ---------------------------------------------------------------------------------------------------------- chunk
@@ -35,12 +35,8 @@ def _expand(paths: list[str]) -> list[Path]:
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
-    from heritage_pipeline import stages as P
-    from heritage_pipeline.embed.cache import EmbeddingCache
-    from heritage_pipeline.embed.embedders import make_embedder
-    from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs
-    from heritage_pipeline.sources.discovery import load_source
-
+    """``chunk PATH... --out OUT.jsonl``: usage errors first (exit 2), then the pipeline with library output in
+    ``OUT.log`` (see :func:`_chunk_files`)."""
     try:
         cfg = load_chunking_config(args.config, **chunk_overrides(args))
     except ConfigError as exc:
@@ -60,23 +56,45 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     if not files:
         err.print("no input files")
         return 2
+    from .console import ProgressDisplay, quiet_output
+
+    out = Path(args.out)
+    log_path = out.with_name(out.stem + ".log")
+    with quiet_output(log_path, getattr(args, "verbose", 0)), ProgressDisplay():
+        code = _chunk_files(args, files, cfg, pcfg, out)
+    console.print(f"library warnings and logs: {log_path}", highlight=False)
+    return code
+
+
+def _chunk_files(args: argparse.Namespace, files: list[Path], cfg, pcfg, out: Path) -> int:
+    """The ``chunk`` pipeline over ``files``: read, parse, chunk, enrich, deduplicate, write; each phase reported as
+    progress (:mod:`heritage_pipeline.core.progress`); prints the input accounting. Returns the exit code (0)."""
+    from heritage_pipeline import stages as P
+    from heritage_pipeline.core.progress import advance, phase
+    from heritage_pipeline.embed.cache import EmbeddingCache
+    from heritage_pipeline.embed.embedders import make_embedder
+    from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs
+    from heritage_pipeline.sources.discovery import load_source
+
     sources = []
-    with _progress() as progress:
-        task = progress.add_task("reading", total=len(files))
-        for f in files:
-            sources.append(load_source(f, source_type=args.source_type, lang=args.lang))
-            progress.advance(task)
-    parsed = P.parse_sources(sources, cfg)
-    items = P.chunk_documents(parsed.docs, cfg)
+    advance("reading files", 0, len(files))
+    for i, f in enumerate(files, 1):
+        sources.append(load_source(f, source_type=args.source_type, lang=args.lang))
+        advance("reading files", i, len(files), f.name)
+    with phase("parsing", f"{len(sources)} files"):
+        parsed = P.parse_sources(sources, cfg)
+    with phase("chunking", f"{len(parsed.docs)} documents"):
+        items = P.chunk_documents(parsed.docs, cfg)
     needs_model = cfg.context.keywords.method == "keybert" or cfg.context.section_embedding
     embedder = make_embedder(pcfg.embedder) if (needs_model and items and not args.no_model) else None
     if embedder is None and cfg.context.keywords.method == "keybert":
         cfg = cfg.model_copy(update={"context": cfg.context.model_copy(update={
             "keywords": cfg.context.keywords.model_copy(update={"method": "rake"})})})
     cache = EmbeddingCache(args.cache) if (embedder is not None and args.cache) else None
-    P.enrich_stage(items, cfg, embedder, pcfg.embedder, cache, data_dir=pcfg.data_path)
-    kept, log = P.dedup_stage(items, cfg)
-    out = Path(args.out)
+    with phase("enriching", f"{len(items)} chunks"):
+        P.enrich_stage(items, cfg, embedder, pcfg.embedder, cache, data_dir=pcfg.data_path)
+    with phase("deduplicating", f"{len(items)} chunks"):
+        kept, log = P.dedup_stage(items, cfg)
     n = P.write_jsonl(kept, out, cfg.outputs.fields)
     qpath = out.with_name(out.stem + ".quarantine.jsonl") if out.suffix == ".jsonl" else Path(str(out) + ".quarantine.jsonl")
     P.write_quarantine(parsed.quarantined, qpath)

@@ -14,25 +14,65 @@ from pathlib import Path
 from rich.table import Table
 
 from heritage_pipeline.core.config import (
+    RETRIEVER_LABELS,
     SOURCE_TYPES,
     load_chunking_config,
     load_pipeline_config,
 )
 
-from .console import QUIET_RUN_CONFIG, _progress, console, err
+from .console import console, err, run_config
 
 
 # ------------------------------------------------------------------------------------------------------------ run
+DAGSTER_YAML = Path(__file__).resolve().parents[2] / "configs" / "dagster.yaml"
+
+
+def ensure_dagster_home(home: Path) -> bool:
+    """Create the Dagster instance folder ``home`` with the project's ``dagster.yaml`` (telemetry off) when it has
+    none: without one Dagster prints a notice and a telemetry banner into the first run's output.
+
+    Args:
+        home: the ``DAGSTER_HOME`` folder.
+
+    Returns:
+        True when ``dagster.yaml`` was written, False when one was there already.
+    """
+    home.mkdir(parents=True, exist_ok=True)
+    target = home / "dagster.yaml"
+    if target.exists():
+        return False
+    import shutil
+
+    shutil.copyfile(DAGSTER_YAML, target)
+    return True
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Materialise every partition of the partitioned assets, then ``lancedb_index`` and ``ablation_report``.
 
     Partitions: every (source_type, language) found in the raw files, plus every partition stored by an earlier run
     (so that one whose files were removed or moved is emptied, not left in the index). Unchanged partitions reuse
     their stored outputs (see :mod:`heritage_pipeline.incremental.versions`). Executor: ``executor`` in pipeline.yaml or
-    ``--executor``; ``--parallel-runs`` partition runs at once.
+    ``--executor``; ``--parallel-runs`` partition runs at once. Library warnings and logs go to ``<out>/run.log``.
     """
+    from .console import ProgressDisplay, quiet_output
+
+    pcfg = load_pipeline_config(args.pipeline_config).with_paths(data_dir=args.data_dir, output_dir=args.out)
+    load_chunking_config(args.config)
+    out = pcfg.output_path
+    out.mkdir(parents=True, exist_ok=True)
+    verbose = getattr(args, "verbose", 0)
+    with quiet_output(out / "run.log", verbose) as log_path, ProgressDisplay() as display:
+        code = _run(args, pcfg, out, display, verbose)
+    console.print(f"phases: " + ", ".join(f"{k} {v:.0f} s" for k, v in display.timings.items() if v >= 0.5)
+                  + f"; library warnings and logs: {log_path}", highlight=False)
+    return code
+
+
+def _run(args: argparse.Namespace, pcfg, out: Path, display, verbose: int) -> int:
     import dagster as dg
 
+    from heritage_pipeline.core.progress import advance, phase
     from heritage_pipeline.defs.assets import discover_once
     from heritage_pipeline.defs.executors import parallel_runs
 
@@ -40,22 +80,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     from heritage_pipeline.definitions import build_definitions
     from heritage_pipeline.defs.partitions import language_partitions, partition_key_str
 
-    pcfg = load_pipeline_config(args.pipeline_config).with_paths(data_dir=args.data_dir, output_dir=args.out)
-    load_chunking_config(args.config)
     ecfg = pcfg.executor.model_copy(update={k: v for k, v in {"kind": args.executor, "parallel_runs": args.parallel_runs,
                                                               "dask_address": args.dask_address}.items() if v is not None})
-    out = pcfg.output_path
-    out.mkdir(parents=True, exist_ok=True)
     if not os.environ.get("DAGSTER_HOME"):
-        home = out / "dagster_home"
-        home.mkdir(parents=True, exist_ok=True)
-        os.environ["DAGSTER_HOME"] = str(home.resolve())
-    Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
-    defs = build_definitions(args.config, args.pipeline_config, data_dir=pcfg.data_path, output_dir=out)
-    assets = list(defs.assets)
+        os.environ["DAGSTER_HOME"] = str((out / "dagster_home").resolve())
+    ensure_dagster_home(Path(os.environ["DAGSTER_HOME"]))
     t_start = time.perf_counter()
     err.print(f"[bold]heritage-pipeline run[/bold]: data {pcfg.data_path} -> outputs {out} (executor {ecfg.kind})")
-    sources = discover_once(pcfg.data_path, str(out / "storage"))
+    with phase("loading pipeline"):
+        defs = build_definitions(args.config, args.pipeline_config, data_dir=pcfg.data_path, output_dir=out)
+    assets = list(defs.assets)
+    with phase("discovering files"):
+        sources = discover_once(pcfg.data_path, str(out / "storage"))
     # files skipped at discovery (licence texts, unsupported types) are listed in the summary, not run as partitions
     partitions = sorted({(s.source_type, s.lang) for s in sources if s.status != "skipped"} | _stored_partitions(out / "storage"))
     instance = dg.DagsterInstance.get()
@@ -64,52 +100,79 @@ def cmd_run(args: argparse.Namespace) -> int:
     if set(langs) - known:
         instance.add_dynamic_partitions(language_partitions.name, sorted(set(langs) - known))
     failures: list[str] = []
-    with _progress() as progress, _dask_cluster(ecfg) as address:
-        task = progress.add_task("partitions", total=len(partitions) + 1)
+    reuse: dict[str, tuple[int, int]] = {}  # partition -> (assets reused, assets materialised)
+    rc = run_config(verbose)
+    with _dask_cluster(ecfg) as address:
         spec = _RunSpec(str(Path(args.config).resolve()), str(Path(args.pipeline_config).resolve()), str(pcfg.data_path),
-                        str(out), ecfg.kind, address or "", os.environ["DAGSTER_HOME"])
+                        str(out), ecfg.kind, address or "", os.environ["DAGSTER_HOME"], verbose)
         n = parallel_runs(ecfg)
+        label = "partitions" if n == 1 else f"partitions ({n} runs at a time)"
+        advance(label, 0, len(partitions))
+
+        def record(st: str, lang: str, outcome, done: int) -> None:
+            key = partition_key_str(st, lang)
+            if isinstance(outcome, str):
+                failures.append(f"{key}: {outcome}")
+            else:
+                reuse[key] = outcome
+            advance(label, done, len(partitions), key)
+
         if n > 1:
             # One process per partition run, as Dagster's run launchers do: Dagster is not thread-safe (two runs in
             # two threads of one process deadlock in its SQLite event log), and processes also sidestep the GIL.
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor, as_completed
 
-            progress.update(task, description=f"partitions ({n} runs at a time)")
             from heritage_pipeline.defs.executors import worker_env
 
             env = worker_env(n) if ecfg.kind == "in_process" else {}  # the models load in these processes then
             with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"),
                                      initializer=_set_environment, initargs=(env,)) as pool:
                 futures = {pool.submit(_run_partition_in_worker, spec, st, lang): (st, lang) for st, lang in partitions}
-                for fut in as_completed(futures):
+                for i, fut in enumerate(as_completed(futures), 1):
                     try:
-                        problem = fut.result()
+                        outcome = fut.result()
                     except Exception as exc:  # a worker process died: report the partition, keep the others
-                        problem = f"{type(exc).__name__}: {exc}"
-                    if problem:
-                        failures.append(f"{partition_key_str(*futures[fut])}: {problem}")
-                    progress.advance(task)
+                        outcome = f"{type(exc).__name__}: {exc}"
+                    record(*futures[fut], outcome, i)
         else:
             run_partition = _partition_runner(spec, instance, assets, defs.resources)
-            for st, lang in partitions:
-                progress.update(task, description=f"partition {partition_key_str(st, lang)}")
+            for i, (st, lang) in enumerate(partitions, 1):
+                advance(label, i - 1, len(partitions), f"running {partition_key_str(st, lang)}")
                 try:
-                    problem = run_partition(st, lang)
+                    outcome = run_partition(st, lang)
                 except Exception as exc:  # keep going: one broken partition must not lose the others
-                    problem = f"{type(exc).__name__}: {exc}"
-                if problem:
-                    failures.append(f"{partition_key_str(st, lang)}: {problem}")
-                progress.advance(task)
-        progress.update(task, description="lancedb_index + ablation_report")
-        res = dg.materialize(assets, selection=["lancedb_index", "ablation_report"], instance=instance,
-                             resources=defs.resources, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
-        if not res.success:
-            failures.append(f"index/report: {_first_failure(res)}")
-        progress.advance(task)
+                    outcome = f"{type(exc).__name__}: {exc}"
+                record(st, lang, outcome, i)
+        finals: dict[str, dict] = {}
+        for asset, name in (("lancedb_index", "lancedb index"), ("ablation_report", "ablation report")):
+            with phase(name):
+                res = dg.materialize(assets, selection=[asset], instance=instance, resources=defs.resources,
+                                     raise_on_error=False, run_config=rc)
+            if not res.success:
+                failures.append(f"{asset}: {_first_failure(res)}")
+            finals[asset] = _materialized_metadata(res).get(asset, {})
     elapsed = time.perf_counter() - t_start
-    _summary(sources, partitions, out, pcfg, elapsed, failures)
+    _summary(sources, partitions, out, pcfg, elapsed, failures, reuse, finals)
     return 1 if failures else 0
+
+
+def _materialized_metadata(res) -> dict[str, dict]:
+    """asset key -> {metadata key: plain value} of every materialisation of a Dagster run result (the last one per
+    asset; for the partitioned assets of one partition run, one per asset)."""
+    out: dict[str, dict] = {}
+    for ev in res.get_asset_materialization_events():
+        mat = ev.event_specific_data.materialization
+        out[mat.asset_key.to_user_string()] = {k: getattr(v, "value", v) for k, v in mat.metadata.items()}
+    return out
+
+
+def _reuse_counts(res) -> tuple[int, int]:
+    """(assets whose stored output was reused, assets materialised) of one partition run result: an asset's
+    materialisation says ``reused: true``, or for the root asset ``raw_sources`` (which always reads the files)
+    ``changed: false``."""
+    meta = _materialized_metadata(res)
+    return sum(1 for m in meta.values() if m.get("reused") is True or m.get("changed") is False), len(meta)
 
 
 def _restore_termination_signals() -> None:
@@ -168,11 +231,13 @@ class _RunSpec:
     executor: str
     dask_address: str
     dagster_home: str
+    verbose: int = 0
 
 
 def _partition_runner(spec: _RunSpec, instance, assets=None, resources=None):
-    """A function (source_type, language) -> None or a failure message that materialises one partition: in this
-    process for the in-process executor, else through a reconstructable ``ingest_job`` (multiprocess, Dask)."""
+    """A function (source_type, language) -> a failure message, or (assets reused, assets materialised), that
+    materialises one partition: in this process for the in-process executor, else through a reconstructable
+    ``ingest_job`` (multiprocess, Dask)."""
     import dagster as dg
 
     from heritage_pipeline.defs.automation import PARTITIONED_KEYS
@@ -185,11 +250,11 @@ def _partition_runner(spec: _RunSpec, instance, assets=None, resources=None):
             defs = build_definitions(spec.chunking, spec.pipeline, data_dir=spec.data_dir, output_dir=spec.output_dir)
             assets, resources = list(defs.assets), defs.resources
 
-        def run(st: str, lang: str) -> str | None:
+        def run(st: str, lang: str) -> str | tuple[int, int]:
             key = dg.MultiPartitionKey({"source_type": st, "language": lang})
             res = dg.materialize(assets, selection=list(PARTITIONED_KEYS), partition_key=key, instance=instance,
-                                 resources=resources, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
-            return None if res.success else _first_failure(res)
+                                 resources=resources, raise_on_error=False, run_config=run_config(spec.verbose))
+            return _reuse_counts(res) if res.success else _first_failure(res)
         return run
 
     job = dg.build_reconstructable_job(
@@ -197,11 +262,11 @@ def _partition_runner(spec: _RunSpec, instance, assets=None, resources=None):
         reconstructable_args=("ingest_job", spec.chunking, spec.pipeline, spec.data_dir, spec.output_dir, spec.executor,
                               spec.dask_address))
 
-    def run(st: str, lang: str) -> str | None:
+    def run(st: str, lang: str) -> str | tuple[int, int]:
         tags = {"dagster/partition": partition_key_str(st, lang), "dagster/partition/source_type": st,
                 "dagster/partition/language": lang}
-        with dg.execute_job(job, instance=instance, tags=tags, run_config=QUIET_RUN_CONFIG) as res:
-            return None if res.success else _first_failure(res)
+        with dg.execute_job(job, instance=instance, tags=tags, run_config=run_config(spec.verbose)) as res:
+            return _reuse_counts(res) if res.success else _first_failure(res)
     return run
 
 
@@ -213,7 +278,7 @@ def _set_environment(env: dict[str, str]) -> None:
     os.environ.update(env)
 
 
-def _run_partition_in_worker(spec: _RunSpec, st: str, lang: str) -> str | None:
+def _run_partition_in_worker(spec: _RunSpec, st: str, lang: str) -> str | tuple[int, int]:
     """Process-pool entry point: one partition run in this worker process (its Dagster instance and, for the
     in-process executor, its models are set up once per process)."""
     global _WORKER_RUNNER
@@ -253,25 +318,92 @@ def _parts_left_out(storage: Path, partitions) -> Counter:
     return out
 
 
-def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: list[str]) -> None:
-    import pyarrow.parquet as pq
+# "hybrid" is a chunking mode and a retriever: the retriever is shown as "BM25+vector" (core.config.RETRIEVER_LABELS)
+RETRIEVER_LABEL = RETRIEVER_LABELS
+
+
+def recommendation_lines(recommendations: dict[str, dict]) -> list[str]:
+    """One line per language: the recommended chunking setting and retriever, with its scores.
+
+    Args:
+        recommendations: language -> the ablation's recommendation (``mode``, ``size_tokens`` (cl100k tokens),
+            ``overlap_ratio``, ``retriever``, ``ndcg@10``, ``hit@5``).
+
+    Returns:
+        Plain-text lines, languages in sorted order.
+    """
+    out = []
+    for lang, r in sorted(recommendations.items()):
+        out.append(f"  {lang}: {r['mode']} chunking, {r['size_tokens']} tokens, {r['overlap_ratio']:.0%} overlap, "
+                   f"{RETRIEVER_LABEL.get(r['retriever'], r['retriever'])} retrieval: nDCG@10 {r['ndcg@10']:.3f}, "
+                   f"hit@5 {r['hit@5']:.3f}")
+    return out
+
+
+def reuse_label(reused: int, materialised: int) -> str:
+    """How a partition run went, for the summary: ``reused``, ``recomputed`` or ``k of n recomputed`` (assets).
+
+    Args:
+        reused: assets of the partition whose stored output was reused (inputs, config and code unchanged).
+        materialised: assets the partition run materialised.
+
+    Returns:
+        The label; ``-`` when the partition did not run.
+    """
+    if not materialised:
+        return "-"
+    if reused == materialised:
+        return "reused"
+    if reused == 0:
+        return "recomputed"
+    return f"{materialised - reused} of {materialised} recomputed"
+
+
+def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: list[str],
+             reuse: dict[str, tuple[int, int]] | None = None, finals: dict[str, dict] | None = None) -> None:
+    from rich import box
 
     from heritage_pipeline.core.models import QuarantineRecord
     from heritage_pipeline.defs.partitions import partition_key_str
     from heritage_pipeline.stages import write_quarantine
 
+    reuse, finals = reuse or {}, finals or {}
     storage = out / "storage"
     files = Counter((s.source_type, s.lang) for s in sources)
-    t = Table(title="Partitions")
-    for col in ("partition", "files", "chunks", "after dedup"):
-        t.add_column(col, justify="right" if col != "partition" else "left")
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for col in ("partition", "files", "chunks", "after dedup", "this run"):
+        t.add_column(col, justify="right" if col in ("files", "chunks", "after dedup") else "left")
     total = 0
     for st, lang in partitions:
+        key = partition_key_str(st, lang)
         n_chunks = _rows(storage / "chunks" / lang / f"{st}.parquet")
         n_final = _rows(storage / "embedded_chunks" / lang / f"{st}.parquet")
         total += n_final
-        t.add_row(partition_key_str(st, lang), str(files[(st, lang)]), str(n_chunks), str(n_final))
+        t.add_row(key, str(files[(st, lang)]), str(n_chunks), str(n_final),
+                  "failed" if key not in reuse else reuse_label(*reuse[key]))
     console.print(t)
+    all_reused = bool(reuse) and all(r == m for r, m in reuse.values()) and len(reuse) == len(partitions)
+    index_meta, report_meta = finals.get("lancedb_index", {}), finals.get("ablation_report", {})
+    rewritten = list(index_meta.get("partitions_rewritten") or []) + list(index_meta.get("partitions_removed") or [])
+    if all_reused and not rewritten and report_meta.get("reused") is True:
+        console.print(f"nothing changed since the last run: all {len(partitions)} partitions, the index and the "
+                      "ablation report were reused")
+    else:
+        n_re = sum(1 for r, m in reuse.values() if r < m)
+        console.print(f"partitions recomputed: {n_re} of {len(partitions)}; index partitions rewritten: "
+                      f"{len(rewritten)}; ablation report: "
+                      + {True: "reused", False: "recomputed"}.get(report_meta.get("reused"), "not run"))
+    abl_dir = out / "ablation"
+    try:
+        recs = json.loads((abl_dir / "ablation.data_version.json").read_text(encoding="utf-8")).get("recommendations", {})
+    except (OSError, ValueError):
+        recs = {}
+    if recs:
+        console.print("recommended setting (ablation on the golden sets):")
+        for line in recommendation_lines(recs):
+            console.print(line, markup=False, highlight=False)
+        console.print(f"report: {abl_dir / 'ablation.md'} (all settings, confidence intervals, why; plot ablation.png)",
+                      highlight=False)
     records: list[QuarantineRecord] = [QuarantineRecord(path=s.path, reason=s.reason, stage="discover") for s in sources
                                        if s.status == "quarantined"]
     for qf in sorted((storage / "quarantine").rglob("*.jsonl")) if (storage / "quarantine").exists() else []:
@@ -288,7 +420,6 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
                                for s in sources}, parsed_files_from_storage(storage), records)
     for line in inputs.lines():  # grouped reasons: one line per reason with a count and three examples
         console.print(line, markup=False, highlight=False)
-    index_rows = "?"
     try:
         import lancedb
 
@@ -296,21 +427,17 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
         index_rows = str(db.open_table(pcfg.lancedb.table).count_rows())
     except Exception as exc:
         index_rows = f"unavailable ({type(exc).__name__})"
-    md = out / "ablation" / "ablation.md"
-    if md.exists():
-        print(md.read_text(encoding="utf-8"), flush=True)
     left_out = _parts_left_out(storage, partitions)
     console.print(f"final chunks: {total}; index rows: {index_rows}; quarantined: {len(records)}; skipped: {len(skipped)}"
                   + (f"; parts left out by the parsers: {sum(left_out.values())} (" +
                      ", ".join(f"{k} {v}" for k, v in sorted(left_out.items())) +
-                     "; listed in parsed_sections' `skipped_items` metadata)" if left_out else ""))
-    console.print(f"outputs: {out / 'chunks.jsonl'}, {out / 'lancedb'}, {out / 'ablation'}, {out / 'quarantine.jsonl'}")
-    console.print(f"wall time: {elapsed:.1f} s")
+                     "; listed in parsed_sections' `skipped_items` metadata)" if left_out else ""), highlight=False)
+    console.print(f"outputs: {out / 'chunks.jsonl'}, {out / 'lancedb'}, {out / 'quarantine.jsonl'}; "
+                  f"wall time {elapsed:.1f} s", highlight=False)
     if failures:
         err.print("[red]failed steps:[/red]")
         for f in failures:
-            err.print(f"  {f}")
-    del pq
+            err.print(f"  {f}", markup=False, highlight=False)
 
 
 def _rows(path: Path) -> int:

@@ -279,7 +279,19 @@ class USEEmbedder(WindowedEmbedder):
 
 
 def make_embedder(cfg: EmbedderConfig) -> WindowedEmbedder:
-    """Build the configured embedder (raises ValueError naming the model when it cannot load offline)."""
+    """Build the configured embedder (raises ValueError naming the model when it cannot load offline).
+
+    Loading takes seconds (tens of seconds for torch on a busy 2-core machine); it is reported as the progress phase
+    ``loading embedding model`` (:mod:`heritage_pipeline.core.progress`).
+    """
+    from heritage_pipeline.core.progress import phase
+
+    backend = "" if cfg.model in USE_ALIASES else f" ({getattr(cfg, 'backend', 'torch')})"
+    with phase("loading embedding model", f"{cfg.model}{backend}"):
+        return _make_embedder(cfg)
+
+
+def _make_embedder(cfg: EmbedderConfig) -> WindowedEmbedder:
     common = dict(batch_size=cfg.batch_size, query_prefix=cfg.query_prefix, passage_prefix=cfg.passage_prefix,
                   window_overlap_tokens=cfg.window_overlap_tokens, long_text=cfg.long_text)
     backend = getattr(cfg, "backend", "torch")
