@@ -170,3 +170,13 @@ def test_report_without_golden_sets_says_so(tmp_path):
     result = write_report([], tmp_path)
     assert "No golden set was evaluated" in result.markdown
     assert json.loads((tmp_path / "ablation.json").read_text()) == []
+
+
+def test_report_says_what_distractors_the_index_had():
+    from heritage_pipeline_eval.ablation import distractor_sentence
+
+    none = [{"lang": "en", "distractor_docs": 0, "distractor_chars": 0}]
+    assert "no distractor documents" in distractor_sentence(none)
+    some = none + [{"lang": "fr", "distractor_docs": 12, "distractor_chars": 300412}]
+    assert distractor_sentence(some).endswith("en none; fr 12 documents (300,412 characters)")
+    assert distractor_sentence([{"lang": "en"}]) == "distractors not recorded"  # a report from before the columns
