@@ -5,8 +5,8 @@
   LanceDB's Rust log or Dagster's console logger writes to file descriptor 2) to a log file, while :data:`err` keeps
   writing to the terminal; ``-v`` leaves stderr alone and shows INFO logging there too.
 * :class:`ProgressDisplay` draws the records of :mod:`heritage_pipeline.core.progress`: rich progress bars (with an
-  ETA) on a terminal; on other output (CI logs, pipes) one line when a phase ends and at most one line per
-  ``interval_s`` while it runs, so a log is readable and not one line per step.
+  ETA) on a terminal; on other output (CI logs, pipes) one line when a phase ends and one line per ``interval_s``
+  for the innermost phase still running, so a log is readable and not one line per step.
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ class ProgressDisplay(logging.Handler):
     """Draws :mod:`heritage_pipeline.core.progress` records on :data:`err` and keeps each phase's wall time.
 
     Args:
-        interval_s: on output that is not a terminal, the least number of seconds between two lines of one phase
-            (its start is not printed; its end always is).
+        interval_s: on output that is not a terminal, the seconds between two lines about running phases (a
+            phase's start is not printed; its end is, unless it is uncounted and took under 2 s).
         live: force the terminal (True) or line (False) display; default: whether :data:`err` is a terminal.
 
     Use as a context manager: the handler is attached to the progress logger for the duration of the block.
@@ -111,12 +111,18 @@ class ProgressDisplay(logging.Handler):
             self._progress.stop()
 
     def _tick(self) -> None:
+        """Every ``interval_s``: one line for the innermost running phase (the one started last, e.g. the ablation
+        grid inside the ablation report), so nested phases do not double the lines."""
         while not self._stop.wait(1.0):
             now = time.perf_counter()
             with self._lock:
-                for name, (done, total, detail) in list(self._running.items()):
-                    if now - self._printed[name] >= self.interval_s:
-                        self._print_running(name, done, total, detail, now)
+                if not self._running:
+                    continue
+                name = max(self._running, key=lambda n: self._started[n])
+                if now - max(self._printed[n] for n in self._running) >= self.interval_s:
+                    self._print_running(name, *self._running[name], now)
+                    for n in self._running:
+                        self._printed[n] = now
 
     def _print_running(self, name: str, done: int, total: int | None, detail: str, now: float) -> None:
         self._printed[name] = now
@@ -151,9 +157,7 @@ class ProgressDisplay(logging.Handler):
                 self._tasks.pop(name)  # its finished bar stays; a rerun of the phase gets a new one
             return
         if not finished:
-            self._running[name] = (done, total, detail)
-            if now - self._printed[name] >= self.interval_s:
-                self._print_running(name, done, total, detail, now)
+            self._running[name] = (done, total, detail)  # the ticker prints it
             return
         self._running.pop(name, None)
         if not (total and total > 1) and elapsed < 2.0:

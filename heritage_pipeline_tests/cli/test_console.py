@@ -52,6 +52,16 @@ def test_line_progress_reports_a_silent_step_with_its_eta(captured_err):
     assert re.search(r"… grid: 1/4, \d+ s, ETA \d+ s — point 1", out), out
 
 
+def test_line_progress_names_only_the_innermost_running_phase(captured_err):
+    with C.ProgressDisplay(interval_s=0.5, live=False):
+        advance("ablation report", 0, 1)
+        advance("ablation grid", 0, 18, "en: embedding 60 questions")
+        time.sleep(1.8)
+    running = [ln for ln in captured_err.getvalue().splitlines() if ln.startswith("  …")]
+    assert running and all(ln.startswith("  … ablation grid: ") for ln in running), running
+    assert len(running) <= 4  # one line per interval, not one per phase per interval
+
+
 def test_a_repeated_phase_adds_up(captured_err):
     with C.ProgressDisplay(interval_s=3600, live=False) as display:
         for _ in range(2):
