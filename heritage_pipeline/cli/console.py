@@ -73,7 +73,7 @@ class ProgressDisplay(logging.Handler):
     :attr:`timings` maps each finished phase to its wall time in seconds, in the order phases finished.
     """
 
-    def __init__(self, interval_s: float = 30.0, live: bool | None = None) -> None:
+    def __init__(self, interval_s: float = 60.0, live: bool | None = None) -> None:
         super().__init__(logging.INFO)
         self.interval_s = interval_s
         self.live = err.is_terminal if live is None else live
