@@ -82,5 +82,6 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         console.print(line, markup=False, highlight=False)
     console.print(f"embedding cache: {cache.hits} hits, {cache.misses} misses (hit rate {cache.hit_rate:.1%}); "
                   f"wall time {time.perf_counter() - t0:.0f} s", highlight=False)
-    console.print(f"report: {', '.join(result.paths.values())}; library warnings and logs: {log_path}", highlight=False)
+    console.print(f"report: {', '.join(result.paths.values())}; library warnings and logs: {log_path}", highlight=False,
+                  soft_wrap=True)
     return 0

@@ -60,20 +60,46 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     log_path = out.with_name(out.stem + ".log")
-    with quiet_output(log_path, getattr(args, "verbose", 0)), ProgressDisplay():
-        code = _chunk_files(args, files, cfg, pcfg, out)
-    console.print(f"library warnings and logs: {log_path}", highlight=False)
+    with quiet_output(log_path, getattr(args, "verbose", 0)):
+        code = _chunk_files(args, files, cfg, pcfg, out, ProgressDisplay())
+    console.print(f"library warnings and logs: {log_path}", highlight=False, soft_wrap=True)
     return code
 
 
-def _chunk_files(args: argparse.Namespace, files: list[Path], cfg, pcfg, out: Path) -> int:
+def _chunk_files(args: argparse.Namespace, files: list[Path], cfg, pcfg, out: Path, display) -> int:
     """The ``chunk`` pipeline over ``files``: read, parse, chunk, enrich, deduplicate, write; each phase reported as
-    progress (:mod:`heritage_pipeline.core.progress`); prints the input accounting. Returns the exit code (0)."""
+    progress (:mod:`heritage_pipeline.core.progress`) on ``display`` (a ``ProgressDisplay``, closed before the input
+    accounting is printed). Returns the exit code (0)."""
+    from heritage_pipeline import stages as P
+    from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs
+
+    with display:
+        sources, parsed, items, kept, log, cfg = _process(args, files, cfg, pcfg)
+    n = P.write_jsonl(kept, out, cfg.outputs.fields)
+    qpath = out.with_name(out.stem + ".quarantine.jsonl") if out.suffix == ".jsonl" else Path(str(out) + ".quarantine.jsonl")
+    P.write_quarantine(parsed.quarantined, qpath)
+    if log:
+        import pyarrow.parquet as pq
+
+        from heritage_pipeline.dedup.minhash import log_to_table
+
+        pq.write_table(log_to_table(log), out.with_name(out.stem + ".dedup_log.parquet"))
+    summary = summarize_inputs({s.path: (s.status, _parse_reason(parsed.accounted.get(s.path, ""), s.reason))
+                                for s in sources}, [parsed_file(d) for d in parsed.docs], parsed.quarantined)
+    for line in summary.lines():
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    console.print(f"{len(items)} chunks, {len(log)} dropped as duplicates, {n} written to {out}")
+    if parsed.quarantined:
+        console.print(f"quarantine: {qpath}")
+    return 0
+
+
+def _process(args: argparse.Namespace, files: list[Path], cfg, pcfg):
+    """Read, parse, chunk, enrich and deduplicate ``files``; returns (sources, parsed, items, kept, dedup log, cfg)."""
     from heritage_pipeline import stages as P
     from heritage_pipeline.core.progress import advance, phase
     from heritage_pipeline.embed.cache import EmbeddingCache
     from heritage_pipeline.embed.embedders import make_embedder
-    from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs
     from heritage_pipeline.sources.discovery import load_source
 
     sources = []
@@ -95,23 +121,7 @@ def _chunk_files(args: argparse.Namespace, files: list[Path], cfg, pcfg, out: Pa
         P.enrich_stage(items, cfg, embedder, pcfg.embedder, cache, data_dir=pcfg.data_path)
     with phase("deduplicating", f"{len(items)} chunks"):
         kept, log = P.dedup_stage(items, cfg)
-    n = P.write_jsonl(kept, out, cfg.outputs.fields)
-    qpath = out.with_name(out.stem + ".quarantine.jsonl") if out.suffix == ".jsonl" else Path(str(out) + ".quarantine.jsonl")
-    P.write_quarantine(parsed.quarantined, qpath)
-    if log:
-        import pyarrow.parquet as pq
-
-        from heritage_pipeline.dedup.minhash import log_to_table
-
-        pq.write_table(log_to_table(log), out.with_name(out.stem + ".dedup_log.parquet"))
-    summary = summarize_inputs({s.path: (s.status, _parse_reason(parsed.accounted.get(s.path, ""), s.reason))
-                                for s in sources}, [parsed_file(d) for d in parsed.docs], parsed.quarantined)
-    for line in summary.lines():
-        console.print(line, markup=False, highlight=False)
-    console.print(f"{len(items)} chunks, {len(log)} dropped as duplicates, {n} written to {out}")
-    if parsed.quarantined:
-        console.print(f"quarantine: {qpath}")
-    return 0
+    return sources, parsed, items, kept, log, cfg
 
 
 def _parse_reason(accounted: str, discovery_reason: str) -> str:

@@ -62,14 +62,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = pcfg.output_path
     out.mkdir(parents=True, exist_ok=True)
     verbose = getattr(args, "verbose", 0)
-    with quiet_output(out / "run.log", verbose) as log_path, ProgressDisplay() as display:
-        code = _run(args, pcfg, out, display, verbose)
+    with quiet_output(out / "run.log", verbose) as log_path:
+        with ProgressDisplay() as display:  # closed before the summary: a live display would redraw under it
+            summary = _run(args, pcfg, out, verbose)
+        _summary(*summary)
+        code = 1 if summary[5] else 0
     console.print(f"phases: " + ", ".join(f"{k} {v:.0f} s" for k, v in display.timings.items() if v >= 0.5)
-                  + f"; library warnings and logs: {log_path}", highlight=False)
+                  + f"; library warnings and logs: {log_path}", highlight=False, soft_wrap=True)
     return code
 
 
-def _run(args: argparse.Namespace, pcfg, out: Path, display, verbose: int) -> int:
+def _run(args: argparse.Namespace, pcfg, out: Path, verbose: int) -> tuple:
+    """The partition runs, then the index and the report; returns the arguments of :func:`_summary` (the sixth,
+    ``failures``, is empty when every step succeeded)."""
     import dagster as dg
 
     from heritage_pipeline.core.progress import advance, phase
@@ -153,8 +158,7 @@ def _run(args: argparse.Namespace, pcfg, out: Path, display, verbose: int) -> in
                 failures.append(f"{asset}: {_first_failure(res)}")
             finals[asset] = _materialized_metadata(res).get(asset, {})
     elapsed = time.perf_counter() - t_start
-    _summary(sources, partitions, out, pcfg, elapsed, failures, reuse, finals)
-    return 1 if failures else 0
+    return sources, partitions, out, pcfg, elapsed, failures, reuse, finals
 
 
 def _materialized_metadata(res) -> dict[str, dict]:
@@ -401,9 +405,9 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
     if recs:
         console.print("recommended setting (ablation on the golden sets):")
         for line in recommendation_lines(recs):
-            console.print(line, markup=False, highlight=False)
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
         console.print(f"report: {abl_dir / 'ablation.md'} (all settings, confidence intervals, why; plot ablation.png)",
-                      highlight=False)
+                      highlight=False, soft_wrap=True)
     records: list[QuarantineRecord] = [QuarantineRecord(path=s.path, reason=s.reason, stage="discover") for s in sources
                                        if s.status == "quarantined"]
     for qf in sorted((storage / "quarantine").rglob("*.jsonl")) if (storage / "quarantine").exists() else []:
@@ -419,7 +423,7 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
     inputs = summarize_inputs({s.path: (s.status, s.reason or "skipped by its parser (parsed_sections' skipped_items)")
                                for s in sources}, parsed_files_from_storage(storage), records)
     for line in inputs.lines():  # grouped reasons: one line per reason with a count and three examples
-        console.print(line, markup=False, highlight=False)
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     try:
         import lancedb
 
@@ -431,9 +435,10 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
     console.print(f"final chunks: {total}; index rows: {index_rows}; quarantined: {len(records)}; skipped: {len(skipped)}"
                   + (f"; parts left out by the parsers: {sum(left_out.values())} (" +
                      ", ".join(f"{k} {v}" for k, v in sorted(left_out.items())) +
-                     "; listed in parsed_sections' `skipped_items` metadata)" if left_out else ""), highlight=False)
+                     "; listed in parsed_sections' `skipped_items` metadata)" if left_out else ""), highlight=False,
+                  soft_wrap=True)
     console.print(f"outputs: {out / 'chunks.jsonl'}, {out / 'lancedb'}, {out / 'quarantine.jsonl'}; "
-                  f"wall time {elapsed:.1f} s", highlight=False)
+                  f"wall time {elapsed:.1f} s", highlight=False, soft_wrap=True)
     if failures:
         err.print("[red]failed steps:[/red]")
         for f in failures:
