@@ -32,7 +32,7 @@ lock:
 # The instance settings (telemetry off, run queue, index-write limit) come from configs/dagster.yaml.
 $(DAGSTER_HOME): configs/dagster.yaml
 	@mkdir -p $(DAGSTER_HOME)
-	@cp configs/dagster.yaml $(DAGSTER_HOME)/dagster.yaml
+	@cp configs/dagster.yaml $(DAGSTER_HOME)/dagster.yaml  # the project's instance settings win over an older copy
 
 run: install | $(DAGSTER_HOME)
 	$(BIN)/heritage-pipeline run

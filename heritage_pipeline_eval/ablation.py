@@ -53,7 +53,8 @@ import numpy as np
 
 from heritage_pipeline.chunking.chunker import Chunker
 from heritage_pipeline.chunking.params import params_for
-from heritage_pipeline.core.config import AblationConfig, ChunkingConfig, EmbedderConfig, LanceDBConfig
+from heritage_pipeline.core.config import (RETRIEVER_LABELS, AblationConfig, ChunkingConfig, EmbedderConfig,
+                                           LanceDBConfig)
 from heritage_pipeline.embed.cache import EmbeddingCache, embed_with_cache
 from heritage_pipeline.embed.embedders import make_embedder
 from .metrics import (METRICS, GoldenQuestion, RetrievedChunk, answer_within_budget, bootstrap_ci, load_golden,
@@ -279,6 +280,8 @@ def evaluate_point(lang: str, questions: list[GoldenQuestion], qvecs: np.ndarray
                         "index_bytes": index_bytes, "build_s": round(build_s, 2),
                         "p50_ms": round(p50, 2), "p95_ms": round(p95, 2),
                         "multi_window_chunks": int(sum(1 for w in wins if w > 1)),
+                        "distractor_docs": sum(1 for d in corpus if not d.is_golden),
+                        "distractor_chars": sum(len(d.text) for d in corpus if not d.is_golden),
                         "embedder": f"{embedder.model_id} ({embedder.backend})", "recommended": False,
                         "shared_with": None})
             rows.append(row)
@@ -289,9 +292,20 @@ def evaluate_point(lang: str, questions: list[GoldenQuestion], qvecs: np.ndarray
 
 def evaluate_language(lang: str, questions: list[GoldenQuestion], docs: dict[str, str], corpus: list[CorpusDoc],
                       cfg: ChunkingConfig, abl: AblationConfig, lcfg: LanceDBConfig, embedder, ecfg: EmbedderConfig,
-                      cache: EmbeddingCache | None, progress=None) -> list[dict[str, Any]]:
-    """All grid rows for one language (see module docstring)."""
+                      cache: EmbeddingCache | None, progress=None, grid_done: int = 0,
+                      grid_total: int | None = None) -> list[dict[str, Any]]:
+    """All grid rows for one language (see module docstring).
+
+    Each finished grid point is also reported as the progress phase ``ablation grid``
+    (:func:`heritage_pipeline.core.progress.advance`): ``grid_done`` points were finished before this language, of
+    ``grid_total`` in the whole run (default: this language's points).
+    """
+    from heritage_pipeline.core.progress import advance
+
+    n_points = len(abl.modes) * len(abl.sizes) * len(abl.overlaps)
+    grid_total = grid_total if grid_total is not None else grid_done + n_points
     rows: list[dict[str, Any]] = []
+    advance("ablation grid", grid_done, grid_total, f"{lang}: embedding {len(questions)} questions")
     qvecs = embedder.embed_queries([q.question for q in questions]) if questions else np.zeros((0, embedder.dim))
     memo = GridMemo()
     for mode in abl.modes:
@@ -300,6 +314,9 @@ def evaluate_language(lang: str, questions: list[GoldenQuestion], docs: dict[str
                 point = evaluate_point(lang, questions, qvecs, docs, corpus, cfg, abl, lcfg, embedder, ecfg, cache,
                                        mode, size, overlap, memo=memo)
                 rows.extend(point)
+                grid_done += 1
+                advance("ablation grid", grid_done, grid_total,
+                        f"{lang} {mode}-mode chunks, {size} tokens, {overlap:.0%} overlap")
                 if progress and point and point[0].get("shared_with"):
                     progress(f"{lang} {mode} size={size} overlap={overlap:.2f}: same {point[0]['n_chunks']} chunks as "
                              f"{point[0]['shared_with']}: index and scores shared")
@@ -327,9 +344,10 @@ def recommend(rows: list[dict[str, Any]], min_answer_in_budget: float = 0.93) ->
         ties = [r for r in eligible if r["ndcg@10"] >= best - TIE_NDCG]
         chosen = sorted(ties, key=lambda r: (-r["answer_in_2000_tokens"], r["size_tokens"], r["overlap_ratio"], r["mode"]))[0]
         chosen["recommended"] = True
-        others = ", ".join(f"{k} {np.mean(v):.3f}" for k, v in sorted(by_ret.items()) if k != retriever)
-        why = (f"{retriever} retrieval has the best mean nDCG@10 over the grid ({np.mean(by_ret[retriever]):.3f}; "
-               f"{others}). Chosen: {chosen['mode']} mode, {chosen['size_tokens']} tokens, "
+        others = ", ".join(f"{_label(k)} {np.mean(v):.3f}" for k, v in sorted(by_ret.items()) if k != retriever)
+        why = (f"{_label(retriever)} retrieval has the best mean nDCG@10 over the grid "
+               f"({np.mean(by_ret[retriever]):.3f}; {others}). Chosen: {chosen['mode']} chunking, "
+               f"{chosen['size_tokens']} tokens, "
                f"{chosen['overlap_ratio']:.0%} overlap: nDCG@10 {chosen['ndcg@10']:.3f} "
                f"(95% CI {chosen['ndcg@10_ci'][0]:.3f}-{chosen['ndcg@10_ci'][1]:.3f}), MRR@10 {chosen['mrr@10']:.3f}, "
                f"hit@5 {chosen['hit@5']:.3f}, answer within 2000 tokens {chosen['answer_in_2000_tokens']:.3f}, "
@@ -344,7 +362,7 @@ def recommend(rows: list[dict[str, Any]], min_answer_in_budget: float = 0.93) ->
                     "puts the answer inside a 2000-token context most often (then: smaller size, smaller overlap).")
         top = max(cand, key=lambda r: (r["ndcg@10"], -r["size_tokens"]))
         if top is not chosen:
-            why += (f" The highest nDCG@10 is {top['mode']} {top['size_tokens']}/{top['overlap_ratio']:.0%} at "
+            why += (f" The highest nDCG@10 is {top['mode']} chunking {top['size_tokens']}/{top['overlap_ratio']:.0%} at "
                     f"{top['ndcg@10']:.3f} with answer within 2000 tokens {top['answer_in_2000_tokens']:.3f}: "
                     + _compare_to_top(top, chosen) + ".")
         sizes = sorted({r["size_tokens"] for r in cand})
@@ -432,6 +450,11 @@ def compare_embedders(lang: str, questions: list[GoldenQuestion], docs: dict[str
     return rows
 
 
+def _label(retriever: str) -> str:
+    """The retriever's display name (``hybrid`` -> ``BM25+vector``: "hybrid" names a chunking mode in the report)."""
+    return RETRIEVER_LABELS.get(retriever, retriever)
+
+
 def to_markdown(rows: list[dict[str, Any]], recs: dict[str, dict[str, Any]], embedder_rows: list[dict[str, Any]] = (),
                 corpus: list[str] | None = None, presets: dict[str, Any] | None = None) -> str:
     """The report's Markdown: recommendation per language, what it was measured on, the embedders, every row.
@@ -450,8 +473,8 @@ def to_markdown(rows: list[dict[str, Any]], recs: dict[str, dict[str, Any]], emb
                 "languages (`ablation.languages`), so there is nothing to report.")
     lines = ["## Recommendation", ""]
     for lang, rec in recs.items():
-        lines.append(f"**{lang}** ({rec['retriever']}, {rec['mode']} {rec['size_tokens']} tokens / "
-                     f"{rec['overlap_ratio']:.0%} overlap): {rec['why']}")
+        lines.append(f"**{lang}** ({_label(rec['retriever'])} retrieval, {rec['mode']} chunking, {rec['size_tokens']} "
+                     f"tokens / {rec['overlap_ratio']:.0%} overlap): {rec['why']}")
         lines.append("")
     if corpus:
         lines += ["Measured on: " + " ".join(corpus), ""]
@@ -465,16 +488,16 @@ def to_markdown(rows: list[dict[str, Any]], recs: dict[str, dict[str, Any]], emb
                   "| lang | embedder | retriever | hit@5 | MRR@10 | nDCG@10 (95% CI) | in 2000 tok | dim | queries/s |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for r in embedder_rows:
-            lines.append(f"| {r['lang']} | {r['embedder']} | {r['retriever']} | {r['hit@5']:.3f} | {r['mrr@10']:.3f} | "
+            lines.append(f"| {r['lang']} | {r['embedder']} | {_label(r['retriever'])} | {r['hit@5']:.3f} | {r['mrr@10']:.3f} | "
                          f"{r['ndcg@10']:.3f} ({r['ndcg@10_ci'][0]:.3f}-{r['ndcg@10_ci'][1]:.3f}) | "
                          f"{r['answer_in_2000_tokens']:.3f} | {r['index_dim']} | {r['queries_per_s']} |")
         lines.append("")
     lines += ["## All settings", "",
-              "| lang | mode | size | overlap | retriever | hit@5 | MRR@10 | nDCG@10 (95% CI) | nDCG@10 para | in 2000 tok | chunks | index KB | build s | p50 / p95 ms |",
+              "| lang | chunking mode | size | overlap | retriever | hit@5 | MRR@10 | nDCG@10 (95% CI) | nDCG@10 para | in 2000 tok | chunks | index KB | build s | p50 / p95 ms |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         mark = " **★**" if r["recommended"] else ""
-        lines.append(f"| {r['lang']} | {r['mode']} | {r['size_tokens']} | {r['overlap_ratio']:.2f} | {r['retriever']}{mark} | "
+        lines.append(f"| {r['lang']} | {r['mode']} | {r['size_tokens']} | {r['overlap_ratio']:.2f} | {_label(r['retriever'])}{mark} | "
                      f"{r['hit@5']:.3f} | {r['mrr@10']:.3f} | {r['ndcg@10']:.3f} ({r['ndcg@10_ci'][0]:.3f}-{r['ndcg@10_ci'][1]:.3f}) | "
                      f"{r['ndcg@10_paragraph']:.3f} | {r['answer_in_2000_tokens']:.3f} | {r['n_chunks']} | "
                      f"{r['index_bytes'] // 1024} | {r['build_s']:.1f} | {r['p50_ms']:.1f} / {r['p95_ms']:.1f} |")
@@ -504,11 +527,11 @@ def plot(rows: list[dict[str, Any]], recs: dict[str, dict[str, Any]], path: Path
             x = [r["size_tokens"] + (i - (n - 1) / 2) * 6 for r in pts]  # small dodge so CI bars do not overlap
             y = [r["ndcg@10"] for r in pts]
             err = [[r["ndcg@10"] - r["ndcg@10_ci"][0] for r in pts], [r["ndcg@10_ci"][1] - r["ndcg@10"] for r in pts]]
-            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"{mode}, overlap {ov:.0%}")
+            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"{mode} chunking, overlap {ov:.0%}")
         star = next((r for r in sel if r["recommended"]), None)
         if star:
             ax.scatter([star["size_tokens"]], [star["ndcg@10"]], marker="*", s=220, color="black", zorder=5, label="recommended")
-        ax.set_title(f"{lang}: nDCG@10 ({rec['retriever']})")
+        ax.set_title(f"{lang}: nDCG@10 ({_label(rec['retriever'])} retrieval)")
         ax.set_xlabel("chunk size (cl100k tokens)")
         ax.set_ylabel("nDCG@10, 95% bootstrap CI")
         ax.legend(fontsize=7)
@@ -616,12 +639,14 @@ def run_ablation(golden_dirs: dict[str, Path], distractors: dict[str, list[Corpu
         embedders = {"default": embedders}
     rows: list[dict[str, Any]] = []
     inputs = {}
-    for lang, folder in sorted(golden_dirs.items()):
+    n_points = len(abl.modes) * len(abl.sizes) * len(abl.overlaps)
+    for i, (lang, folder) in enumerate(sorted(golden_dirs.items())):
         questions, docs = load_golden(folder, abl.max_questions_per_language)
         corpus = [CorpusDoc(doc_id, text, True) for doc_id, text in sorted(docs.items())] + distractors.get(lang, [])
         inputs[lang] = (questions, docs, corpus)
         emb = embedders.get(lang, embedders.get("default"))
-        rows.extend(evaluate_language(lang, questions, docs, corpus, cfg, abl, lcfg, emb, ecfg, cache, progress))
+        rows.extend(evaluate_language(lang, questions, docs, corpus, cfg, abl, lcfg, emb, ecfg, cache, progress,
+                                      grid_done=i * n_points, grid_total=len(golden_dirs) * n_points))
     recs = recommend(rows, abl.min_answer_in_budget)
     embedder_rows: list[dict[str, Any]] = []
     if abl.embedder_candidates:

@@ -46,7 +46,7 @@ class ChunkParams:
 
 
 def params_for(config: ChunkingConfig, *, source_type: str = "document", domain: str | None = None) -> ChunkParams:
-    """Chunk sizes for a source type and domain from the config (SPEC.md §2 table and §3 presets).
+    """Chunk sizes for a source type and domain from the config (``sources`` sizes per source type and ``domains`` presets).
 
     ``domain`` (``tech``, ``legal``, ``faq``) takes the preset's size and overlap ratio; None keeps
     ``sliding_window``. Websites and conversations use their ``sources`` sizes. Raises nothing (the config is

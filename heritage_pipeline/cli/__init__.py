@@ -11,7 +11,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # LanceDB's Rust log: warnings such as "No existing dataset ... will be created" or the hybrid-query note that
 # _score is not selected are not about the user's data; errors still show (LANCE_LOG=warn brings them back)
+# LanceDB's Python package reads LANCEDB_LOG (LANCE_LOG is the lance crate's own name; both set). `-v` sets "warn".
 os.environ.setdefault("LANCE_LOG", "error")
+os.environ.setdefault("LANCEDB_LOG", "error")
 
 
 # Library chatter that says nothing about the user's data: Dagster beta/preview notices for features we rely on

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import time
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from heritage_pipeline.core.config import (
     load_pipeline_config,
 )
 
-from .console import console, err
+from .console import ProgressDisplay, console, err, quiet_output
+from .run import recommendation_lines
 
 
 # --------------------------------------------------------------------------------------------------------- ablate
@@ -56,18 +58,30 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             distractors[lang] = default_distractors(folder.resolve().parent.parent, lang, abl.distractor_chars,
                                                     abl.distractor_corpora, abl.distractor_max_file_chars)
         n_chars = sum(len(d.text) for d in distractors[lang])
-        err.print(f"{lang}: {len(distractors[lang])} distractor documents, {n_chars} characters")
-    embedder = make_embedder(pcfg.embedder, model_cache=pcfg.output_path / "cache" / "models")
+        if distractors[lang]:
+            err.print(f"{lang}: {len(distractors[lang])} distractor documents, {n_chars:,} characters")
+        else:  # the report says so too (distractor_docs = 0 in every row)
+            where = (f"no Markdown files under {args.distractors}" if args.distractors else
+                     "--distractor-chars 0" if not abl.distractor_chars else
+                     f"no {lang} Markdown files under {folder.resolve().parent.parent} matching "
+                     f"ablation.distractor_corpora {abl.distractor_corpora}")
+            err.print(f"{lang}: no distractor documents ({where}): the index holds only the golden documents")
     out = Path(args.out)
-    cache = EmbeddingCache(args.cache or out / "embeddings.sqlite")
     t0 = time.perf_counter()
-    try:
-        result = run_ablation(golden, distractors, cfg, abl, embedder, cache, out, progress=lambda m: err.print(m),
-                              lcfg=pcfg.lancedb, ecfg=pcfg.embedder)
-    finally:
-        cache.close()
-    print(result.markdown, flush=True)
+    with quiet_output(out / "ablate.log", getattr(args, "verbose", 0)) as log_path, ProgressDisplay():
+        embedder = make_embedder(pcfg.embedder, model_cache=pcfg.output_path / "cache" / "models")
+        cache = EmbeddingCache(args.cache or out / "embeddings.sqlite")
+        try:  # each grid point's scores go to the log; the progress display shows the grid with its ETA
+            result = run_ablation(golden, distractors, cfg, abl, embedder, cache, out,
+                                  progress=logging.getLogger("heritage_pipeline.ablation").info,
+                                  lcfg=pcfg.lancedb, ecfg=pcfg.embedder)
+        finally:
+            cache.close()
+    console.print(f"{len(result.rows)} settings evaluated; recommended setting:")
+    for line in recommendation_lines(result.recommendations):
+        console.print(line, markup=False, highlight=False)
     console.print(f"embedding cache: {cache.hits} hits, {cache.misses} misses (hit rate {cache.hit_rate:.1%}); "
-                  f"wall time {time.perf_counter() - t0:.0f} s")
-    console.print(f"report: {', '.join(result.paths.values())}")
+                  f"wall time {time.perf_counter() - t0:.0f} s", highlight=False)
+    console.print(f"report: {', '.join(result.paths.values())}; library warnings and logs: {log_path}", highlight=False,
+                  soft_wrap=True)
     return 0

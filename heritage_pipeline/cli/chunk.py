@@ -12,7 +12,7 @@ from heritage_pipeline.core.config import (
     load_pipeline_config,
 )
 
-from .console import _progress, console, err
+from .console import console, err
 
 
 # ---------------------------------------------------------------------------------------------------------- chunk
@@ -35,12 +35,8 @@ def _expand(paths: list[str]) -> list[Path]:
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
-    from heritage_pipeline import stages as P
-    from heritage_pipeline.embed.cache import EmbeddingCache
-    from heritage_pipeline.embed.embedders import make_embedder
-    from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs
-    from heritage_pipeline.sources.discovery import load_source
-
+    """``chunk PATH... --out OUT.jsonl``: usage errors first (exit 2), then the pipeline with library output in
+    ``OUT.log`` (see :func:`_chunk_files`)."""
     try:
         cfg = load_chunking_config(args.config, **chunk_overrides(args))
     except ConfigError as exc:
@@ -60,34 +56,25 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     if not files:
         err.print("no input files")
         return 2
-    sources = []
-    with _progress() as progress:
-        task = progress.add_task("reading", total=len(files))
-        for f in files:
-            sources.append(load_source(f, source_type=args.source_type, lang=args.lang))
-            progress.advance(task)
-    needs_model = (cfg.context.keywords.method == "keybert" or cfg.context.section_embedding) and not args.no_model
-    # Registry rows need no model (their keywords are their slot values, enrich/keywords.py): load it only when a
-    # source of another type is there, in a background thread while parsing and chunking run (~8 s of model load).
-    loader = None
-    if needs_model and any(s.status == "ok" and s.source_type != "csv_registry" for s in sources):
-        from concurrent.futures import ThreadPoolExecutor
+    from .console import ProgressDisplay, quiet_output
 
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-load")
-        loader = pool.submit(make_embedder, pcfg.embedder, model_cache=pcfg.output_path / "cache" / "models")
-        pool.shutdown(wait=False)
-    parsed = P.parse_sources(sources, cfg)
-    items = P.chunk_documents(parsed.docs, cfg)
-    from heritage_pipeline.enrich.keywords import is_record
-
-    embedder = loader.result() if (loader is not None and any(not is_record(c) for c in items)) else None
-    if embedder is None and cfg.context.keywords.method == "keybert":
-        cfg = cfg.model_copy(update={"context": cfg.context.model_copy(update={
-            "keywords": cfg.context.keywords.model_copy(update={"method": "rake"})})})
-    cache = EmbeddingCache(args.cache) if (embedder is not None and args.cache) else None
-    P.enrich_stage(items, cfg, embedder, pcfg.embedder, cache, data_dir=pcfg.data_path)
-    kept, log = P.dedup_stage(items, cfg)
     out = Path(args.out)
+    log_path = out.with_name(out.stem + ".log")
+    with quiet_output(log_path, getattr(args, "verbose", 0)):
+        code = _chunk_files(args, files, cfg, pcfg, out, ProgressDisplay())
+    console.print(f"library warnings and logs: {log_path}", highlight=False, soft_wrap=True)
+    return code
+
+
+def _chunk_files(args: argparse.Namespace, files: list[Path], cfg, pcfg, out: Path, display) -> int:
+    """The ``chunk`` pipeline over ``files``: read, parse, chunk, enrich, deduplicate, write; each phase reported as
+    progress (:mod:`heritage_pipeline.core.progress`) on ``display`` (a ``ProgressDisplay``, closed before the input
+    accounting is printed). Returns the exit code (0)."""
+    from heritage_pipeline import stages as P
+    from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs
+
+    with display:
+        sources, parsed, items, kept, log, cfg = _process(args, files, cfg, pcfg)
     n = P.write_jsonl(kept, out, cfg.outputs.fields)
     qpath = out.with_name(out.stem + ".quarantine.jsonl") if out.suffix == ".jsonl" else Path(str(out) + ".quarantine.jsonl")
     P.write_quarantine(parsed.quarantined, qpath)
@@ -100,11 +87,53 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     summary = summarize_inputs({s.path: (s.status, _parse_reason(parsed.accounted.get(s.path, ""), s.reason))
                                 for s in sources}, [parsed_file(d) for d in parsed.docs], parsed.quarantined)
     for line in summary.lines():
-        console.print(line, markup=False, highlight=False)
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     console.print(f"{len(items)} chunks, {len(log)} dropped as duplicates, {n} written to {out}")
     if parsed.quarantined:
         console.print(f"quarantine: {qpath}")
     return 0
+
+
+def _process(args: argparse.Namespace, files: list[Path], cfg, pcfg):
+    """Read, parse, chunk, enrich and deduplicate ``files``; returns (sources, parsed, items, kept, dedup log, cfg)."""
+    from heritage_pipeline import stages as P
+    from heritage_pipeline.core.progress import advance, phase
+    from heritage_pipeline.embed.cache import EmbeddingCache
+    from heritage_pipeline.embed.embedders import make_embedder
+    from heritage_pipeline.sources.discovery import load_source
+
+    sources = []
+    advance("reading files", 0, len(files))
+    for i, f in enumerate(files, 1):
+        sources.append(load_source(f, source_type=args.source_type, lang=args.lang))
+        advance("reading files", i, len(files), f.name)
+    needs_model = (cfg.context.keywords.method in ("keybert", "embedding") or cfg.context.section_embedding) \
+        and not args.no_model
+    # Registry rows need no model (their keywords are their slot values, enrich/keywords.py): load it only when a
+    # source of another type is there, in a background thread while parsing and chunking run (~8 s of model load).
+    loader = None
+    if needs_model and any(s.status == "ok" and s.source_type != "csv_registry" for s in sources):
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-load")
+        loader = pool.submit(make_embedder, pcfg.embedder, model_cache=pcfg.output_path / "cache" / "models")
+        pool.shutdown(wait=False)
+    with phase("parsing", f"{len(sources)} files"):
+        parsed = P.parse_sources(sources, cfg)
+    with phase("chunking", f"{len(parsed.docs)} documents"):
+        items = P.chunk_documents(parsed.docs, cfg)
+    from heritage_pipeline.enrich.keywords import is_record
+
+    embedder = loader.result() if (loader is not None and any(not is_record(c) for c in items)) else None
+    if embedder is None and cfg.context.keywords.method in ("keybert", "embedding"):
+        cfg = cfg.model_copy(update={"context": cfg.context.model_copy(update={
+            "keywords": cfg.context.keywords.model_copy(update={"method": "rake"})})})
+    cache = EmbeddingCache(args.cache) if (embedder is not None and args.cache) else None
+    with phase("enriching", f"{len(items)} chunks"):
+        P.enrich_stage(items, cfg, embedder, pcfg.embedder, cache, data_dir=pcfg.data_path)
+    with phase("deduplicating", f"{len(items)} chunks"):
+        kept, log = P.dedup_stage(items, cfg)
+    return sources, parsed, items, kept, log, cfg
 
 
 def _parse_reason(accounted: str, discovery_reason: str) -> str:

@@ -30,6 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     def common(sp):
         sp.add_argument("--config", default=str(DEFAULT_CHUNKING_CONFIG), help="chunking.yaml (default: configs/chunking.yaml)")
         sp.add_argument("--pipeline-config", default=str(DEFAULT_PIPELINE_CONFIG), help="pipeline.yaml (default: configs/pipeline.yaml)")
+        sp.add_argument("-v", "--verbose", action="count", default=0,
+                        help="show library warnings and INFO logs on stderr instead of only in the log file "
+                             "(-vv: DEBUG logs)")
 
     r = sub.add_parser("run", help="materialise every partition (ingest_job), then the index and report (index_job)")
     common(r)
@@ -56,9 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("search", help="query the LanceDB index")
     common(s)
-    s.add_argument("query")
-    s.add_argument("--k", type=int, default=5)
-    s.add_argument("--mode", choices=("hybrid", "vector", "fts"), default="hybrid")
+    s.add_argument("query", help="the question or keywords to search for (quote it when it has spaces)")
+    s.add_argument("--k", type=int, default=5, help="number of hits to show (default: 5)")
+    s.add_argument("--mode", choices=("hybrid", "vector", "fts"), default="hybrid",
+                   help="retriever: hybrid (BM25 and vector lists fused by reciprocal rank), vector (cosine) or fts "
+                        "(BM25 full text) (default: hybrid)")
     s.add_argument("--lang", help="filter on the chunk language")
     s.add_argument("--source-type", choices=SOURCE_TYPES, help="filter on the source type")
     s.add_argument("--custodian-type", help="filter on the custodian type code (e.g. M, L, A)")
@@ -77,12 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
                    "folder's data root: docs, legal, FAQ)")
     a.add_argument("--max-questions", type=int, default=None, help="evaluate at most N questions per language")
     a.add_argument("--modes", default="hierarchical,sliding,hybrid",
-                   help="comma-separated chunking modes (default: all three; the bundled run's asset uses ablation.modes)")
+                   help="comma-separated chunking modes (default: all three; `run` uses ablation.modes of pipeline.yaml)")
     a.add_argument("--sizes", help="comma-separated chunk sizes in cl100k tokens (default: ablation.sizes)")
     a.add_argument("--overlaps", help="comma-separated overlap ratios (default: ablation.overlaps)")
-    a.add_argument("--retrievers", help="comma-separated retrievers: bm25, vector, hybrid (default: all)")
+    a.add_argument("--retrievers", help="comma-separated retrievers: bm25, vector, hybrid (BM25 and vector fused by "
+                   "reciprocal rank) (default: ablation.retrievers, all three)")
     a.add_argument("--distractor-chars", type=int, default=300_000,
-                   help="characters of default distractors per language (default: 300000, the issue-6 protocol)")
+                   help="characters of default distractor text per language, sampled from the data folder's docs, "
+                        "legal and FAQ files (default: 300000, about 75,000 tokens: enough unrelated text that "
+                        "retrieval is not trivial); 0: no distractors")
     a.add_argument("--cache", help="embedding cache file (default: <out>/embeddings.sqlite)")
     a.add_argument("--compare-embedders", action="store_true",
                    help="also compare embedders at each language's recommended setting (ablation.embedder_candidates, "
@@ -102,6 +110,12 @@ def main(argv: list[str] | None = None) -> int:
     from heritage_pipeline.core.cpus import limit_process_threads
 
     limit_process_threads()  # before torch / tokenizers / BLAS start their pools: threads follow the usable cores
+
+
+    if getattr(args, "verbose", 0):
+        import os
+
+        os.environ["LANCEDB_LOG"] = os.environ["LANCE_LOG"] = "warn"  # read when lancedb is first imported
     try:
         return int(args.func(args) or 0)
     except ConfigError as exc:

@@ -14,15 +14,39 @@ from pathlib import Path
 from rich.table import Table
 
 from heritage_pipeline.core.config import (
+    RETRIEVER_LABELS,
     SOURCE_TYPES,
     load_chunking_config,
     load_pipeline_config,
 )
 
-from .console import QUIET_RUN_CONFIG, _progress, console, err
+from .console import console, err, run_config
 
 
 # ------------------------------------------------------------------------------------------------------------ run
+DAGSTER_YAML = Path(__file__).resolve().parents[2] / "configs" / "dagster.yaml"
+
+
+def ensure_dagster_home(home: Path) -> bool:
+    """Create the Dagster instance folder ``home`` with the project's ``dagster.yaml`` (telemetry off) when it has
+    none: without one Dagster prints a notice and a telemetry banner into the first run's output.
+
+    Args:
+        home: the ``DAGSTER_HOME`` folder.
+
+    Returns:
+        True when ``dagster.yaml`` was written, False when one was there already.
+    """
+    home.mkdir(parents=True, exist_ok=True)
+    target = home / "dagster.yaml"
+    if target.exists():
+        return False
+    import shutil
+
+    shutil.copyfile(DAGSTER_YAML, target)
+    return True
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Materialise every partition through ``ingest_job``, then ``index_job`` (``lancedb_index``, ``ablation_report``).
 
@@ -38,31 +62,50 @@ def cmd_run(args: argparse.Namespace) -> int:
     Args:
         args: the parsed ``run`` options.
 
+    Library warnings and logs go to ``<out>/run.log``; the console shows progress per phase and the summary.
+
     Returns:
         0 when every run succeeded, 1 when a step failed (the summary names it).
     """
+    from .console import ProgressDisplay, quiet_output
+
+    pcfg = load_pipeline_config(args.pipeline_config).with_paths(data_dir=args.data_dir, output_dir=args.out)
+    load_chunking_config(args.config)
+    out = pcfg.output_path
+    out.mkdir(parents=True, exist_ok=True)
+    verbose = getattr(args, "verbose", 0)
+    with quiet_output(out / "run.log", verbose) as log_path:
+        with ProgressDisplay() as display:  # closed before the summary: a live display would redraw under it
+            summary = _run(args, pcfg, out, verbose)
+        _summary(*summary)
+        code = 1 if summary[5] else 0
+    console.print("phases: " + ", ".join(f"{k} {v:.0f} s" for k, v in display.timings.items() if v >= 0.5)
+                  + f"; library warnings and logs: {log_path}", highlight=False, soft_wrap=True)
+    return code
+
+
+def _run(args: argparse.Namespace, pcfg, out: Path, verbose: int) -> tuple:
+    """The partition runs (``ingest_job``), then ``index_job``; returns the arguments of :func:`_summary` (the sixth,
+    ``failures``, is empty when every step succeeded)."""
     import dagster as dg
 
+    from heritage_pipeline.core.progress import advance, phase
     from heritage_pipeline.definitions import build_definitions
     from heritage_pipeline.defs.assets import discover_once
     from heritage_pipeline.defs.partitions import language_partitions, partition_key_str
 
     _restore_termination_signals()
-    pcfg = load_pipeline_config(args.pipeline_config).with_paths(data_dir=args.data_dir, output_dir=args.out)
-    load_chunking_config(args.config)
     kind = args.executor or pcfg.executor.kind
-    out = pcfg.output_path
-    out.mkdir(parents=True, exist_ok=True)
     if not os.environ.get("DAGSTER_HOME"):
-        home = out / "dagster_home"
-        home.mkdir(parents=True, exist_ok=True)
-        os.environ["DAGSTER_HOME"] = str(home.resolve())
-    Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
-    defs = build_definitions(args.config, args.pipeline_config, data_dir=pcfg.data_path, output_dir=out,
-                             executor_kind=kind)
+        os.environ["DAGSTER_HOME"] = str((out / "dagster_home").resolve())
+    ensure_dagster_home(Path(os.environ["DAGSTER_HOME"]))
     t_start = time.perf_counter()
     err.print(f"[bold]heritage-pipeline run[/bold]: data {pcfg.data_path} -> outputs {out} (executor {kind})")
-    sources = discover_once(pcfg.data_path, str(out / "storage"))
+    with phase("loading pipeline"):
+        defs = build_definitions(args.config, args.pipeline_config, data_dir=pcfg.data_path, output_dir=out,
+                                 executor_kind=kind)
+    with phase("discovering files"):
+        sources = discover_once(pcfg.data_path, str(out / "storage"))
     # files skipped at discovery (licence texts, unsupported types) are listed in the summary, not run as partitions
     partitions = sorted({(s.source_type, s.lang) for s in sources if s.status != "skipped"} | _stored_partitions(out / "storage"))
     instance = dg.DagsterInstance.get()
@@ -71,29 +114,53 @@ def cmd_run(args: argparse.Namespace) -> int:
     if set(langs) - known:
         instance.add_dynamic_partitions(language_partitions.name, sorted(set(langs) - known))
     spec = _RunSpec(str(Path(args.config).resolve()), str(Path(args.pipeline_config).resolve()), str(pcfg.data_path),
-                    str(out), kind)
+                    str(out), kind, verbose)
     run_job = _job_runner(spec, defs, instance)
     failures: list[str] = []
-    with _progress() as progress:
-        task = progress.add_task("partitions", total=len(partitions) + 1)
-        for st, lang in partitions:
-            key = partition_key_str(st, lang)
-            progress.update(task, description=f"ingest_job {key}")
-            try:
-                problem = run_job("ingest_job", (st, lang))
-            except Exception as exc:  # keep going: one broken partition must not lose the others
-                problem = f"{type(exc).__name__}: {exc}"
-            if problem:
-                failures.append(f"{key}: {problem}")
-            progress.advance(task)
-        progress.update(task, description="index_job (lancedb_index + ablation_report)")
-        problem = run_job("index_job", None)
-        if problem:
-            failures.append(f"index/report: {problem}")
-        progress.advance(task)
+    reuse: dict[str, tuple[int, int]] = {}  # partition -> (assets reused, assets materialised)
+    label = "partitions (ingest_job)"
+    advance(label, 0, len(partitions))
+    for i, (st, lang) in enumerate(partitions, 1):
+        key = partition_key_str(st, lang)
+        advance(label, i - 1, len(partitions), f"running {key}")
+        try:
+            outcome = run_job("ingest_job", (st, lang))
+        except Exception as exc:  # keep going: one broken partition must not lose the others
+            outcome = f"{type(exc).__name__}: {exc}"
+        if isinstance(outcome, str):
+            failures.append(f"{key}: {outcome}")
+        else:
+            reuse[key] = _reuse_counts(outcome)
+        advance(label, i, len(partitions), key)
+    finals: dict[str, dict] = {}
+    with phase("index and ablation report (index_job)"):
+        try:
+            outcome = run_job("index_job", None)
+        except Exception as exc:
+            outcome = f"{type(exc).__name__}: {exc}"
+    if isinstance(outcome, str):
+        failures.append(f"index/report: {outcome}")
+    else:
+        finals = outcome
     elapsed = time.perf_counter() - t_start
-    _summary(sources, partitions, out, pcfg, elapsed, failures)
-    return 1 if failures else 0
+    return sources, partitions, out, pcfg, elapsed, failures, reuse, finals
+
+
+def _materialized_metadata(events) -> dict[str, dict]:
+    """asset key -> {metadata key: plain value} of the asset materialisation events of a Dagster run (the last one
+    per asset; for the partitioned assets of one partition run, one per asset)."""
+    out: dict[str, dict] = {}
+    for ev in events:
+        mat = ev.event_specific_data.materialization
+        out[mat.asset_key.to_user_string()] = {k: getattr(v, "value", v) for k, v in mat.metadata.items()}
+    return out
+
+
+def _reuse_counts(meta: dict[str, dict]) -> tuple[int, int]:
+    """(assets whose stored output was reused, assets materialised) of one partition run's materialisation metadata:
+    an asset's materialisation says ``reused: true``, or for the root asset ``raw_sources`` (which always reads the
+    files) ``changed: false``."""
+    return sum(1 for m in meta.values() if m.get("reused") is True or m.get("changed") is False), len(meta)
 
 
 def _restore_termination_signals() -> None:
@@ -126,10 +193,12 @@ class _RunSpec:
     data_dir: str
     output_dir: str
     executor: str
+    verbose: int = 0
 
 
 def _job_runner(spec: _RunSpec, defs, instance):
-    """A function ``(job name, (source_type, language) or None) -> None or a failure message`` that runs one job
+    """A function ``(job name, (source_type, language) or None) -> failure message or materialisation metadata``
+    (:func:`_materialized_metadata`) that runs one job
     (one partition of it) as a Dagster run of that name: ``execute_in_process`` for the in-process executor, else
     ``execute_job`` of the reconstructable job so that its executor (multiprocess, celery) runs the steps."""
     import dagster as dg
@@ -147,16 +216,16 @@ def _job_runner(spec: _RunSpec, defs, instance):
         def run(job_name: str, partition) -> str | None:
             key = dg.MultiPartitionKey({"source_type": partition[0], "language": partition[1]}) if partition else None
             res = defs.resolve_job_def(job_name).execute_in_process(
-                instance=instance, partition_key=key, run_config=QUIET_RUN_CONFIG, raise_on_error=False)
-            return None if res.success else _first_failure(res)
+                instance=instance, partition_key=key, run_config=run_config(spec.verbose), raise_on_error=False)
+            return _materialized_metadata(res.get_asset_materialization_events()) if res.success else _first_failure(res)
         return run
 
     def run(job_name: str, partition) -> str | None:
         job = dg.build_reconstructable_job(
             "heritage_pipeline.definitions", "job_for",
             reconstructable_args=(job_name, spec.chunking, spec.pipeline, spec.data_dir, spec.output_dir, spec.executor))
-        with dg.execute_job(job, instance=instance, tags=tags_of(partition), run_config=QUIET_RUN_CONFIG) as res:
-            return None if res.success else _first_failure(res)
+        with dg.execute_job(job, instance=instance, tags=tags_of(partition), run_config=run_config(spec.verbose)) as res:
+            return _materialized_metadata(res.get_asset_materialization_events()) if res.success else _first_failure(res)
     return run
 
 
@@ -185,24 +254,91 @@ def _parts_left_out(storage: Path, partitions) -> Counter:
     return out
 
 
-def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: list[str]) -> None:
-    import pyarrow.parquet as pq
+# "hybrid" is a chunking mode and a retriever: the retriever is shown as "BM25+vector" (core.config.RETRIEVER_LABELS)
+RETRIEVER_LABEL = RETRIEVER_LABELS
+
+
+def recommendation_lines(recommendations: dict[str, dict]) -> list[str]:
+    """One line per language: the recommended chunking setting and retriever, with its scores.
+
+    Args:
+        recommendations: language -> the ablation's recommendation (``mode``, ``size_tokens`` (cl100k tokens),
+            ``overlap_ratio``, ``retriever``, ``ndcg@10``, ``hit@5``).
+
+    Returns:
+        Plain-text lines, languages in sorted order.
+    """
+    out = []
+    for lang, r in sorted(recommendations.items()):
+        out.append(f"  {lang}: {r['mode']} chunking, {r['size_tokens']} tokens, {r['overlap_ratio']:.0%} overlap, "
+                   f"{RETRIEVER_LABEL.get(r['retriever'], r['retriever'])} retrieval: nDCG@10 {r['ndcg@10']:.3f}, "
+                   f"hit@5 {r['hit@5']:.3f}")
+    return out
+
+
+def reuse_label(reused: int, materialised: int) -> str:
+    """How a partition run went, for the summary: ``reused``, ``recomputed`` or ``k of n recomputed`` (assets).
+
+    Args:
+        reused: assets of the partition whose stored output was reused (inputs, config and code unchanged).
+        materialised: assets the partition run materialised.
+
+    Returns:
+        The label; ``-`` when the partition did not run.
+    """
+    if not materialised:
+        return "-"
+    if reused == materialised:
+        return "reused"
+    if reused == 0:
+        return "recomputed"
+    return f"{materialised - reused} of {materialised} recomputed"
+
+
+def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: list[str],
+             reuse: dict[str, tuple[int, int]] | None = None, finals: dict[str, dict] | None = None) -> None:
+    from rich import box
 
     from heritage_pipeline.defs.partitions import partition_key_str
     from heritage_pipeline.index.sync import quarantine_records
 
+    reuse, finals = reuse or {}, finals or {}
     storage = out / "storage"
     files = Counter((s.source_type, s.lang) for s in sources)
-    t = Table(title="Partitions")
-    for col in ("partition", "files", "chunks", "after dedup"):
-        t.add_column(col, justify="right" if col != "partition" else "left")
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for col in ("partition", "files", "chunks", "after dedup", "this run"):
+        t.add_column(col, justify="right" if col in ("files", "chunks", "after dedup") else "left")
     total = 0
     for st, lang in partitions:
+        key = partition_key_str(st, lang)
         n_chunks = _rows(storage / "chunks" / lang / f"{st}.parquet")
         n_final = _rows(storage / "embedded_chunks" / lang / f"{st}.parquet")
         total += n_final
-        t.add_row(partition_key_str(st, lang), str(files[(st, lang)]), str(n_chunks), str(n_final))
+        t.add_row(key, str(files[(st, lang)]), str(n_chunks), str(n_final),
+                  "failed" if key not in reuse else reuse_label(*reuse[key]))
     console.print(t)
+    all_reused = bool(reuse) and all(r == m for r, m in reuse.values()) and len(reuse) == len(partitions)
+    index_meta, report_meta = finals.get("lancedb_index", {}), finals.get("ablation_report", {})
+    rewritten = list(index_meta.get("partitions_rewritten") or []) + list(index_meta.get("partitions_removed") or [])
+    if all_reused and not rewritten and report_meta.get("reused") is True:
+        console.print(f"nothing changed since the last run: all {len(partitions)} partitions, the index and the "
+                      "ablation report were reused")
+    else:
+        n_re = sum(1 for r, m in reuse.values() if r < m)
+        console.print(f"partitions recomputed: {n_re} of {len(partitions)}; index partitions rewritten: "
+                      f"{len(rewritten)}; ablation report: "
+                      + {True: "reused", False: "recomputed"}.get(report_meta.get("reused"), "not run"))
+    abl_dir = out / "ablation"
+    try:
+        recs = json.loads((abl_dir / "ablation.data_version.json").read_text(encoding="utf-8")).get("recommendations", {})
+    except (OSError, ValueError):
+        recs = {}
+    if recs:
+        console.print("recommended setting (ablation on the golden sets):")
+        for line in recommendation_lines(recs):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+        console.print(f"report: {abl_dir / 'ablation.md'} (all settings, confidence intervals, why; plot ablation.png)",
+                      highlight=False, soft_wrap=True)
     # quarantine.jsonl itself is written by the lancedb_index asset (index/sync.py), as in a UI-launched run
     records = quarantine_records(storage)
     skipped = [s for s in sources if s.status == "skipped"]
@@ -211,8 +347,7 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
     inputs = summarize_inputs({s.path: (s.status, s.reason or "skipped by its parser (parsed_sections' skipped_items)")
                                for s in sources}, parsed_files_from_storage(storage), records)
     for line in inputs.lines():  # grouped reasons: one line per reason with a count and three examples
-        console.print(line, markup=False, highlight=False)
-    index_rows = "?"
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     try:
         import lancedb
 
@@ -220,21 +355,18 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
         index_rows = str(db.open_table(pcfg.lancedb.table).count_rows())
     except Exception as exc:
         index_rows = f"unavailable ({type(exc).__name__})"
-    md = out / "ablation" / "ablation.md"
-    if md.exists():
-        print(md.read_text(encoding="utf-8"), flush=True)
     left_out = _parts_left_out(storage, partitions)
     console.print(f"final chunks: {total}; index rows: {index_rows}; quarantined: {len(records)}; skipped: {len(skipped)}"
                   + (f"; parts left out by the parsers: {sum(left_out.values())} (" +
                      ", ".join(f"{k} {v}" for k, v in sorted(left_out.items())) +
-                     "; listed in parsed_sections' `skipped_items` metadata)" if left_out else ""))
-    console.print(f"outputs: {out / 'chunks.jsonl'}, {out / 'lancedb'}, {out / 'ablation'}, {out / 'quarantine.jsonl'}")
-    console.print(f"wall time: {elapsed:.1f} s")
+                     "; listed in parsed_sections' `skipped_items` metadata)" if left_out else ""), highlight=False,
+                  soft_wrap=True)
+    console.print(f"outputs: {out / 'chunks.jsonl'}, {out / 'lancedb'}, {out / 'quarantine.jsonl'}; "
+                  f"wall time {elapsed:.1f} s", highlight=False, soft_wrap=True)
     if failures:
         err.print("[red]failed steps:[/red]")
         for f in failures:
-            err.print(f"  {f}")
-    del pq
+            err.print(f"  {f}", markup=False, highlight=False)
 
 
 def _rows(path: Path) -> int:

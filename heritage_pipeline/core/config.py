@@ -4,7 +4,7 @@ Two files, both under ``configs/``:
 
 * ``chunking.yaml`` -> :class:`ChunkingConfig`: everything that shapes chunks, enrichment and quality
   (the seed's keys ``mode, tokenizer, hierarchy, sliding_window, context, quality, outputs`` plus the domain
-  presets and per-source-type sizes of SPEC.md §2-3).
+  presets and per-source-type sizes; docs/chunking.md).
 * ``pipeline.yaml`` -> :class:`PipelineConfig`: run-time resources (embedder, LanceDB location, storage
   folders, ablation grid).
 
@@ -34,7 +34,7 @@ SourceType = Literal["document", "website", "conversation", "csv_registry", "yam
 Mode = Literal["hierarchical", "sliding", "hybrid"]
 Domain = Literal["tech", "legal", "faq"]
 
-# Allowed ranges, stated once so that the validators and the error messages agree (SPEC.md §6).
+# Allowed ranges, stated once so that the validators and the error messages agree.
 SIZE_RANGE = (300, 1200)
 OVERLAP_RANGE = (0.10, 0.30)
 READABILITY_MIN = 30.0
@@ -86,7 +86,7 @@ class DomainRule(_Strict):
 
 
 class DomainsConfig(_Strict):
-    """Domain presets (SPEC.md §3) and the rules that pick one per document path."""
+    """Domain presets (docs/chunking.md) and the rules that pick one per document path."""
 
     default: Domain | Literal["none"] = "tech"
     presets: dict[Domain, DomainPreset] = Field(
@@ -316,6 +316,11 @@ class LanceDBConfig(_Strict):
     vector_weight: float = Field(default=0.5, ge=0.0)
     fts_weight: float = Field(default=1.0, ge=0.0)
     candidates: int = Field(default=50, ge=1, le=1000)
+
+
+# Display names of the retrievers: "hybrid" is also a chunking mode, so reports and the terminal call the fused
+# retriever (BM25 and vector lists fused by weighted reciprocal rank) "BM25+vector"; config values stay as they are.
+RETRIEVER_LABELS = {"bm25": "BM25", "vector": "vector", "hybrid": "BM25+vector"}
 
 
 class AblationConfig(_Strict):

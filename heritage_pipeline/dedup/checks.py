@@ -1,4 +1,4 @@
-"""Plain, testable data-quality checks on the chunks that leave ``deduped_chunks`` (SPEC.md §5 asset checks).
+"""Plain, testable data-quality checks on the chunks that leave ``deduped_chunks`` (the asset checks of ``deduped_chunks``).
 
 The Dagster asset (:mod:`heritage_pipeline.defs.assets`) turns each :class:`CheckOutcome` into an
 ``AssetCheckResult``; nothing here imports Dagster. Each check returns the offending ids/paths (empty = passed).

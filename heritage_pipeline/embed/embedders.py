@@ -312,6 +312,9 @@ class USEEmbedder(WindowedEmbedder):
 def make_embedder(cfg: EmbedderConfig, *, model_cache: str | Path | None = None) -> WindowedEmbedder:
     """Build the configured embedder.
 
+    Loading takes seconds (tens of seconds for torch on a busy 2-core machine); it is reported as the progress phase
+    ``loading embedding model`` (:mod:`heritage_pipeline.core.progress`).
+
     Args:
         cfg: the embedder settings.
         model_cache: where the onnx-int8 and model2vec backends build their derived model (default
@@ -323,6 +326,14 @@ def make_embedder(cfg: EmbedderConfig, *, model_cache: str | Path | None = None)
     Raises:
         ValueError: the model cannot be loaded offline, or the backend is unknown (the message names it).
     """
+    from heritage_pipeline.core.progress import phase
+
+    backend = "" if cfg.model in USE_ALIASES else f" ({getattr(cfg, 'backend', 'torch')})"
+    with phase("loading embedding model", f"{cfg.model}{backend}"):
+        return _make_embedder(cfg, model_cache=model_cache)
+
+
+def _make_embedder(cfg: EmbedderConfig, *, model_cache: str | Path | None = None) -> WindowedEmbedder:
     common = dict(batch_size=cfg.batch_size, query_prefix=cfg.query_prefix, passage_prefix=cfg.passage_prefix,
                   window_overlap_tokens=cfg.window_overlap_tokens, long_text=cfg.long_text)
     backend = getattr(cfg, "backend", "torch")

@@ -13,7 +13,7 @@ path and language are kept, there are no names to extract).
   decorators ``@app.get("/items/{id}")`` -> API ``GET /items/{id}``, calls of attributes of imported modules are
   not collected); when Python fails to parse (a piece of a split block, a doctest, shell) or for other languages,
   line-anchored regular expressions for ``def``/``function``/``fn``/``func``/``class``/``struct``/``interface``;
-* summary (:func:`summarize_code`): for a block over ``max_tokens`` (600 cl100k tokens, SPEC.md §3) the first
+* summary (:func:`summarize_code`): for a block over ``max_tokens`` (600 cl100k tokens) the first
   lines plus the list of signature lines; it goes to ``meta.code_summary`` and never into the text (see
   :mod:`heritage_pipeline.enrich.tables` for why metadata and not the context prefix).
 """

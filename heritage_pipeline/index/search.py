@@ -126,7 +126,9 @@ def search_table(tbl, query: str, *, mode: str = "hybrid", k: int = 10, query_ve
                  .rerank(WeightedRRFReranker(rrf_k, vector_weight, fts_weight)))
             if where:
                 q = q.where(where, prefilter=True)
-            rows = q.select(cols).limit(depth).to_arrow().to_pylist()[:k]  # lance warns that _score/_distance are not selected: they cannot be, in a hybrid query
+            # No select(): LanceDB passes a hybrid query's columns to both legs, so neither `_score` nor `_distance`
+            # can be listed and lance logs a deprecation per call; unprojected, the legs keep their scores.
+            rows = q.limit(depth).to_arrow().select(cols + ["_relevance_score"]).to_pylist()[:k]
             scored = [(float(r["_relevance_score"]), r) for r in rows]
         else:
             raise ValueError(f"unknown search mode {mode!r}: use hybrid, vector or fts")

@@ -570,7 +570,7 @@ def parse_markdown(text: str, *, doc_id: str, source_path: str, lang: str = "und
                    source_type: str = "document") -> ParsedDocument:
     """Parse decoded Markdown (or plain text) into a :class:`ParsedDocument` whose spans index ``text`` directly.
 
-    YAML front matter belongs to no chunk (SPEC §3, text contract): its block is in no section, so the first chunk
+    YAML front matter belongs to no chunk (the text contract: README, "Chunk record"): its block is in no section, so the first chunk
     starts after it; its ``title`` becomes the root anchor of every section (not repeated when the document's first
     heading says the same) and ``meta["title"]``; the other front-matter keys are kept in ``meta["front_matter"]``.
     """

@@ -205,3 +205,45 @@ def test_chunk_rows_of_an_empty_partition_take_the_embedders_width():
     assert chunk_rows([], np.zeros(0, dtype=np.float32), "en|document", dim=384).schema.field("vector").type.list_size == 384
     with pytest.raises(ValueError, match="pass dim"):
         chunk_rows([], np.zeros(0, dtype=np.float32), "en|document")
+
+
+_SEARCH_ALL_MODES = r"""
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[2])
+from heritage_pipeline_tests.index.test_index import _chunks, _vecs
+from heritage_pipeline.index.schema import chunk_rows
+from heritage_pipeline.index.search import search
+from heritage_pipeline.index.writer import write_partitions
+
+uri = sys.argv[1]
+chunks = _chunks("d1", "en", ["apples and pears"]) + _chunks("d2", "en", ["ships and harbours"])
+vecs = _vecs(2, 5)
+write_partitions(uri, "chunks", {"en|document": chunk_rows(chunks, vecs, "en|document", embedding_model="fake")})
+
+class Fake:
+    model_id = "fake"
+    def embed_query(self, text):
+        return vecs[1]
+
+for mode in ("fts", "vector", "hybrid"):
+    hits = search(uri, "chunks", "apples", mode=mode, k=2, embedder=Fake())
+    print(mode, [h["doc_id"] for h in hits])
+"""
+
+
+def test_searches_log_no_lance_deprecation(tmp_path):
+    """Every search mode selects its score columns (or none at all in a hybrid query): with LanceDB's Rust log at
+    ``warn``, not one "Deprecation warning ... _score / _distance" line (a run printed 1,800 of them)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "LANCEDB_LOG": "warn", "LANCE_LOG": "warn"}
+    proc = subprocess.run([sys.executable, "-c", _SEARCH_ALL_MODES, str(tmp_path / "db"), str(root)], env=env,
+                          capture_output=True, text=True, timeout=300, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["fts ['d1']", "vector ['d2', 'd1']", "hybrid ['d1', 'd2']"]
+    assert "Deprecation" not in proc.stderr and "_distance" not in proc.stderr, proc.stderr
