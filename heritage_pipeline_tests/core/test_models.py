@@ -19,7 +19,6 @@ def test_extraction_date_honours_source_date_epoch(monkeypatch):
 
 def test_extraction_date_without_epoch_is_the_local_date_of_the_current_second(monkeypatch):
     """The per-second cache of the local date follows the clock, also across midnight."""
-    import time as time_mod
     from datetime import date, datetime, timedelta
 
     from heritage_pipeline.core import models
@@ -30,4 +29,3 @@ def test_extraction_date_without_epoch_is_the_local_date_of_the_current_second(m
     for t in (midnight - 1.5, midnight - 0.2, midnight, midnight + 0.7, midnight - 0.2):
         monkeypatch.setattr(models.time, "time", lambda t=t: t)
         assert models.extraction_day() == date.fromtimestamp(t).isoformat(), t
-    assert models.time is time_mod
