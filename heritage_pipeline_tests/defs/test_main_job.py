@@ -203,7 +203,14 @@ def test_chunk_command_on_real_files_of_every_type(tmp_path, bundled_data, capsy
     code = main(["chunk", *map(str, files), str(empty), str(binary), str(bad_yaml), "--out", str(out), "--no-model"])
     assert code == 0
     recs = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
-    assert {r["meta"]["source_type"] for r in recs} == {"document", "website", "conversation", "csv_registry", "yaml_instance"}
+    # the Rijksmuseum entity has the ISIL of a row of the (tier 1) registry sample: one institution, kept once as the
+    # registry row, the merge logged (dedup/identity.py)
+    assert {r["meta"]["source_type"] for r in recs} == {"document", "website", "conversation", "csv_registry"}
+    import pyarrow.parquet as pq
+
+    merges = pq.read_table(tmp_path / "out.dedup_log.parquet").to_pylist()
+    assert any(m["dropped_source"].endswith("rijksmuseum.yaml") and m["reason"].startswith("same identity (isil:")
+               for m in merges), merges
     assert all(RECORD_META_KEYS <= set(r["meta"]) for r in recs)
     quarantine = [json.loads(x) for x in (tmp_path / "out.quarantine.jsonl").read_text(encoding="utf-8").splitlines()]
     reasons = {Path(q["path"].split("#")[0]).name: q["reason"] for q in quarantine}
