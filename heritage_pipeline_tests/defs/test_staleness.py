@@ -118,3 +118,34 @@ def test_the_readme_backfill_command_materialises_one_partition(project):
         reloaded = project.definitions()
         assert statuses(instance, reloaded, "en|document") == {**FRESH, "lancedb_index": "STALE"}
         assert statuses(instance, reloaded, "en|yaml_instance")["chunks"] == "STALE"
+
+
+STALE_QUERY = """query($keys: [AssetKeyInput!], $partitions: [String!]) { assetNodes(assetKeys: $keys) {
+    assetKey { path } staleStatusByPartition(partitions: $partitions) } }"""
+
+
+@pytest.mark.slow
+def test_graphql_shows_each_partition_unsynced_after_a_config_edit_and_reload(project, tmp_path):
+    """What the UI shows, asked through Dagster's own GraphQL API (the webserver's schema, in a test workspace
+    loaded out of process as the webserver loads it): after a chunking.yaml edit and a reload, ``chunks`` is STALE
+    (Unsynced) in each materialised partition, the assets the edit does not shape stay FRESH in each."""
+    from dagster_graphql.test.utils import define_out_of_process_context, execute_dagster_graphql
+
+    defs = project.definitions()
+    entry = tmp_path / "code_location.py"
+    entry.write_text("from heritage_pipeline.definitions import build_definitions\n"
+                     f"defs = build_definitions({str(project.chunking)!r}, {str(project.pipeline)!r})\n")
+    partitions = ["en|document", "en|yaml_instance"]
+    with dg.instance_for_test(temp_dir=str(project.home)) as instance:
+        parts = register_languages(instance, project)
+        for part in parts:
+            materialize_partition(defs, instance, *part)
+        project.set_chunking("sliding_window.size_tokens", 400)  # the edit; loading the location is the reload
+        with define_out_of_process_context(str(entry), None, instance) as context:
+            result = execute_dagster_graphql(context, STALE_QUERY, {"partitions": partitions,
+                                                                    "keys": [{"path": [k]} for k in PARTITIONED]})
+    assert not result.errors, result.errors
+    by_asset = {"/".join(n["assetKey"]["path"]): n["staleStatusByPartition"] for n in result.data["assetNodes"]}
+    assert by_asset["chunks"] == ["STALE", "STALE"]
+    for asset in ("raw_sources", "parsed_sections", "enriched_chunks", "deduped_chunks", "embedded_chunks"):
+        assert by_asset[asset] == ["FRESH", "FRESH"], asset  # (downstream: stale only once chunks is re-materialised)
