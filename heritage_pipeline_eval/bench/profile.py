@@ -97,14 +97,19 @@ def run_cold(name: str, data: Path, work: Path, code: Path) -> dict:
 
 
 def stored_run(name: str, work: Path) -> dict:
-    """A run of an earlier ``--work`` folder: ``run.json`` when written, else the wall time from the Dagster run
-    records (first run start to last run end: the process start-up and model loading before the first run are
+    """A run of an earlier ``--work`` folder: ``run.json`` when written, else the CLI's ``wall time`` line of
+    ``run.log``, else the wall time from the Dagster run records (first run start to last run end: the process start-up and model loading before the first run are
     not in it, peak memory unknown)."""
     import dagster as dg
 
     home, out = work / name / "dagster_home", work / name / "output"
     if (work / name / "run.json").exists():
         return json.loads((work / name / "run.json").read_text()) | {"home": home, "out": out}
+    import re
+
+    m = re.search(r"^wall time: ([0-9.]+) s", (work / name / "run.log").read_text(errors="replace"), re.M)
+    if m:  # the CLI's own wall time (from its start, model loading included)
+        return {"wall_s": float(m.group(1)), "peak_rss_mb": float("nan"), "exit": None, "home": home, "out": out}
     recs = dg.DagsterInstance.from_config(str(home)).get_run_records()
     start = min(r.start_time for r in recs if r.start_time)
     end = max(r.end_time for r in recs if r.end_time)

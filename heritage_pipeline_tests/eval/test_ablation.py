@@ -234,7 +234,10 @@ def test_grid_points_with_the_same_chunks_share_parsing_vectors_index_and_scores
     assert emb.embedded == n_chunks + len(qs)  # every chunk embedded once (no cache given), plus the queries
     assert [r["shared_with"] for r in shared.rows if r["retriever"] == "bm25"] == [None] + ["hybrid 400/0.15"] * 3
     # the shared rows are the rows a full recomputation of each point gives
-    monkeypatch.setattr(A, "chunking_key", lambda chunks: str(id(chunks)))  # no two points ever match: no sharing
+    import itertools
+
+    fresh = itertools.count()
+    monkeypatch.setattr(A, "chunking_key", lambda chunks: str(next(fresh)))  # no two points ever match: no sharing
     full = run_ablation(golden, {}, cfg, abl, CountingBagOfWords(), None, tmp_path / "full")
     # (timings differ, and two builds of the same LanceDB table differ by a few bytes of manifest on disk)
     skip = ("build_s", "p50_ms", "p95_ms", "shared_with", "index_bytes")

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heritage_pipeline_eval.metrics import (GoldenQuestion, RetrievedChunk, answer_within_budget, bootstrap_ci,
-    collapse, is_relevant, load_golden, per_query_metrics)
+    collapse, is_relevant, load_golden, per_query_metrics, per_query_metrics_ranx)
 
 
 def q(qid="q1", doc="d", gold=(100, 300), answer_start=150, answer="needle"):
@@ -83,6 +83,18 @@ def test_metrics_equal_trec_eval_definitions(pattern):
     got = per_query_metrics(qs, rankings)
     for k in expect:
         assert got[k] == pytest.approx(expect[k])
+
+
+@pytest.mark.slow  # ranx JIT-compiles its metrics on first use (a minute or more on 2 cores)
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.booleans(), min_size=0, max_size=14), min_size=1, max_size=8), st.sampled_from([3, 10]))
+def test_closed_form_metrics_equal_ranx(pattern, k):
+    qs = [q(f"q{i}") for i in range(len(pattern))]
+    rankings = {g.qid: [hit(f"{g.qid}-{j}", 140, 160) if f else hit(f"{g.qid}-{j}", 0, 10) for j, f in enumerate(flags)]
+                for g, flags in zip(qs, pattern)}
+    ours, ranx = per_query_metrics(qs, rankings, k=k), per_query_metrics_ranx(qs, rankings, k=k)
+    for m in ours:
+        assert ours[m] == pytest.approx(ranx[m])
 
 
 def test_budget_counts_tokens_before_and_inside_the_relevant_chunk():
