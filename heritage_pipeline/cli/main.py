@@ -31,8 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--config", default=str(DEFAULT_CHUNKING_CONFIG), help="chunking.yaml (default: configs/chunking.yaml)")
         sp.add_argument("--pipeline-config", default=str(DEFAULT_PIPELINE_CONFIG), help="pipeline.yaml (default: configs/pipeline.yaml)")
         sp.add_argument("-v", "--verbose", action="count", default=0,
-                        help="show library warnings and INFO logs on stderr instead of only in the log file "
-                             "(-vv: DEBUG logs)")
+                        help="show library warnings and INFO logs on stderr (run, chunk and ablate otherwise "
+                             "write them only to their log file; -vv: DEBUG logs)")
 
     r = sub.add_parser("run", help="materialise every partition (ingest_job), then the index and report (index_job)")
     common(r)
