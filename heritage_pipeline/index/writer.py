@@ -36,10 +36,11 @@ def quote_sql(value: str) -> str:
 
 
 def _conform(t: pa.Table, schema: pa.Schema) -> pa.Table:
-    """Add missing stemmed-language columns (empty strings) and order columns as in ``schema``."""
+    """Add missing columns (empty strings for full-text columns, nulls otherwise) and order columns as in ``schema``."""
     for f in schema:
         if f.name not in t.column_names:
-            t = t.append_column(f.name, pa.array([""] * t.num_rows, type=f.type))
+            fill = pa.array([""] * t.num_rows, type=f.type) if pa.types.is_string(f.type) else pa.nulls(t.num_rows, f.type)
+            t = t.append_column(f.name, fill)
     return t.select(schema.names).cast(schema)
 
 
@@ -154,6 +155,10 @@ def sync_partitions(uri: str, table_name: str, parts: dict[str, pa.Table], versi
         missing_cols = [lg for lg in langs if lang_column(lg) not in tbl.schema.names]
         if missing_cols:
             tbl.add_columns({lang_column(lg): "CAST('' AS STRING)" for lg in missing_cols})
+        if new_schema is not None:  # columns added to the schema since the table was created: all-null for old rows
+            new_fields = [f for f in new_schema if f.name not in tbl.schema.names]
+            if new_fields:
+                tbl.add_columns(pa.schema(new_fields))
         schema = tbl.schema
         if owner:  # an id may not move silently from a partition outside this sync (merge_insert would move it)
             others = (tbl.search().where(f"partition NOT IN ({', '.join(quote_sql(k) for k in scope)})")
