@@ -1,4 +1,4 @@
-"""Command line: ``heritage-pipeline run | chunk | search | ablate | validate-config``.
+"""Command line: ``heritage-pipeline run | chunk | search | serve | ablate | validate-config``.
 
 Exit codes: 0 success (inputs that could not be processed are quarantined, not errors); 1 a pipeline step failed;
 2 usage or configuration error.
@@ -20,6 +20,7 @@ from .chunk import cmd_chunk
 from .console import err
 from .run import cmd_run
 from .search import cmd_search
+from .serve import cmd_serve
 from .validate import cmd_validate
 
 
@@ -56,11 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override any chunking.yaml key, e.g. --set sliding_window.size_tokens=600 (repeatable)")
     c.set_defaults(func=cmd_chunk)
 
-    s = sub.add_parser("search", help="query the LanceDB index")
+    s = sub.add_parser("search", help="query the LanceDB index (through `serve` when it runs)")
     common(s)
-    s.add_argument("query")
-    s.add_argument("--k", type=int, default=5)
-    s.add_argument("--mode", choices=("hybrid", "vector", "fts"), default="hybrid")
+    s.add_argument("query", nargs="?", help="the query (or --queries)")
+    s.add_argument("--queries", metavar="FILE.jsonl",
+                   help="batch: one JSON object per line with id, query and optional lang, k, mode, filters; "
+                        "prints one JSON line per query with its ranked hits")
+    s.add_argument("--k", type=int, default=5, help="number of hits (default: 5)")
+    s.add_argument("--mode", choices=("hybrid", "vector", "fts"), default="hybrid",
+                   help="retriever: hybrid (BM25 + vectors, default), vector or fts (BM25 only: no model loaded)")
+    s.add_argument("--explain", action="store_true", help="show the BM25 and vector ranks behind each score")
+    s.add_argument("--expand-tokens", type=int, default=0, metavar="N",
+                   help="parent expansion: add each hit's neighbouring chunks of the same section up to N tokens")
+    s.add_argument("--no-server", action="store_true", help="answer in-process even when `serve` runs")
     s.add_argument("--lang", help="filter on the chunk language")
     s.add_argument("--source-type", choices=SOURCE_TYPES, help="filter on the source type")
     s.add_argument("--custodian-type", help="filter on the custodian type code (e.g. M, L, A)")
@@ -70,6 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", help="output folder of the run whose index to search (default: data/output)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     s.set_defaults(func=cmd_search)
+
+    sv = sub.add_parser("serve", help="HTTP search API on 127.0.0.1 with the index and model kept warm")
+    common(sv)
+    sv.add_argument("--port", type=int, default=0, help="port (default: 0, a free one; written to <out>/serve.json)")
+    sv.add_argument("--out", help="output folder of the run whose index to serve (default: data/output)")
+    sv.add_argument("--fts-only", action="store_true", help="do not load the embedding model at start")
+    sv.set_defaults(func=cmd_serve)
 
     a = sub.add_parser("ablate", help="size x overlap grid on golden sets -> report")
     common(a)

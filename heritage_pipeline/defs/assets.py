@@ -592,8 +592,10 @@ def _dir_bytes(uri: str) -> int:
 def _table_version(uri: str, table: str) -> int:
     import lancedb as ldb
 
+    from heritage_pipeline.index.writer import has_table
+
     db = ldb.connect(uri)
-    return int(db.open_table(table).version) if table in db.table_names() else 0
+    return int(db.open_table(table).version) if has_table(db, table) else 0
 
 
 def _files_digest(paths: list[Path]) -> list[str]:
