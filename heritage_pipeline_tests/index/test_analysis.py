@@ -129,8 +129,9 @@ def test_ascii_fold_is_idempotent_and_keeps_ascii(s):
 
 
 LATIN_LETTERS = st.characters(min_codepoint=0xC0, max_codepoint=0x17F, whitelist_categories=("Lu", "Ll"))
-OTHER_SCRIPTS = st.characters(min_codepoint=0x3040, max_codepoint=0x9FFF) | st.characters(min_codepoint=0x0B80,
-                                                                                                max_codepoint=0x0BFF)
+# Kana, CJK ideographs, Tamil (compatibility squares such as U+33C8 are folded by NFKD to Latin letters: not here)
+OTHER_SCRIPTS = (st.characters(min_codepoint=0x3040, max_codepoint=0x30FF) | st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF)
+                 | st.characters(min_codepoint=0x0B80, max_codepoint=0x0BFF))
 
 
 @given(st.text(LATIN_LETTERS, min_size=1))
