@@ -105,6 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--compare-embedders", action="store_true",
                    help="also compare embedders at each language's recommended setting (ablation.embedder_candidates, "
                         "default: MiniLM torch / ONNX int8 / model2vec and multilingual USE)")
+    a.add_argument("--heritage", metavar="FOLDER",
+                   help="also evaluate the heritage golden set in FOLDER (data/golden/heritage): per question family "
+                        "and source type, beside a plain BM25 baseline; written to heritage.md/.json and ablation.md")
+    a.add_argument("--heritage-data", metavar="DIR",
+                   help="data root the heritage set's paths are relative to (default: $HERITAGE_SHARED_DATA or ../shared/data)")
     a.add_argument("--out", required=True, help="report folder")
     a.set_defaults(func=cmd_ablate)
 

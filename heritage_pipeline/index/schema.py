@@ -176,8 +176,11 @@ def _slot(c: Chunk, slot: str) -> str | None:
 
 
 def _identifiers(c: Chunk, embedded: str) -> list[str]:
-    """Identifiers of the embedded text and of every record field value (a whole value that is a code)."""
-    found = dict.fromkeys(extract_identifiers(embedded))
-    for v in c.meta.extra.values():
-        found.update(dict.fromkeys(extract_identifiers(v)))
-    return list(found)
+    """Identifiers of a record's field values (``meta.extra``: not its column names, which in a headerless file
+    are the first row's values), else of the embedded text."""
+    if c.meta.extra:
+        found: dict[str, None] = {}
+        for v in c.meta.extra.values():  # raw columns, slot:<role> and identifier:<scheme> values
+            found.update(dict.fromkeys(extract_identifiers(v)))
+        return list(found)
+    return extract_identifiers(embedded)

@@ -113,7 +113,12 @@ def gazetteer(tbl) -> dict[str, str]:
         col = (tbl.search().where("settlement IS NOT NULL AND settlement != ''").select(["settlement"]).limit(None)
                .to_arrow().column("settlement").to_pylist())
         _GAZETTEER.clear()
-        _GAZETTEER[key] = {gazetteer_key(v): v for v in sorted(set(col)) if gazetteer_key(v)}
+        places: dict[str, str] = {}
+        for v in sorted(set(col)):
+            for name in (v, v.split(",")[0]):  # "Chicago, IL" is also found as "Chicago"
+                if gazetteer_key(name):
+                    places.setdefault(gazetteer_key(name), v)
+        _GAZETTEER[key] = places
     return _GAZETTEER[key]
 
 
@@ -147,8 +152,8 @@ def search_table(tbl, query: str, *, mode: str = "hybrid", k: int = 10, query_ve
 
     1. *identifier*: rows whose ``identifiers`` hold an identifier of the query exactly (ISIL, Wikidata id, other
        codes; :func:`~heritage_pipeline.index.analysis.extract_identifiers`), more matched identifiers first;
-    2. *field*: records whose ``settlement`` is a place the query names (gazetteer of the indexed settlements),
-       those whose ``custodian_type`` is a type the query names first.
+    2. *field*: when the query names a custodian type and a place (gazetteer of the indexed settlements), the
+       records of that type in that place.
 
     Inside a tier rows keep their base order (rows absent from the base list follow, by id).
 
@@ -228,16 +233,16 @@ def search_table(tbl, query: str, *, mode: str = "hybrid", k: int = 10, query_ve
                 if hit:
                     rows.setdefault(r["id"], r)
                     tier_of[r["id"]] = (0, -len(hit), " ".join(hit))
-        places = query_places(query, gazetteer(tbl))
-        if places:
-            types = query_types(query)
+        types = query_types(query)
+        places = query_places(query, gazetteer(tbl)) if types else []
+        if places:  # a place alone ("Where is the Art Institute of Chicago?") is no request for that place's records
             plist = ", ".join(quote_sql(p) for p in places)
-            for r in scan(f"settlement IN ({plist})", list(dict.fromkeys(cols + ["settlement", "custodian_type"])), None):
-                if r["id"] in tier_of:
-                    continue
-                typed = r.get("custodian_type") in types
-                rows.setdefault(r["id"], r)
-                tier_of[r["id"]] = (1, -1 - typed, r["settlement"] + (f" + type {r['custodian_type']}" if typed else ""))
+            tlist = ", ".join(quote_sql(t) for t in sorted(types))
+            for r in scan(f"settlement IN ({plist}) AND custodian_type IN ({tlist})",
+                          list(dict.fromkeys(cols + ["settlement", "custodian_type"])), None):
+                if r["id"] not in tier_of:
+                    rows.setdefault(r["id"], r)
+                    tier_of[r["id"]] = (1, -1, f"{r['settlement']} + type {r['custodian_type']}")
     order = sorted(set(base_rank) | set(tier_of), key=lambda d: (tier_of.get(d, (len(TIERS), 0, ""))[:2],
                                                                     base_rank.get(d, len(base_rank)), d))
     if flagged == "demote" and has_flag:

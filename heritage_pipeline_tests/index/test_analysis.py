@@ -83,8 +83,11 @@ def test_place_and_type_of_the_query_rank_records_above_prose(tmp_path):
     prose = _chunk("prose", "en", "Which museums are located in Halle? Museums in Halle, museums everywhere, Halle museums.")
     tbl = _index(tmp_path, recs + prose)
     hits = search_table(tbl, "Which museums are located in Halle?", mode="fts", k=4)
-    assert [(h["doc_id"], h["row_index"]) for h in hits[:2]] == [("r", 0), ("r", 1)]
-    assert hits[0]["tier"] == "field" and hits[2]["tier"] is None
+    assert (hits[0]["doc_id"], hits[0]["row_index"], hits[0]["tier"]) == ("r", 0, "field")  # the museum of Halle
+    assert all(h["tier"] is None for h in hits[1:])  # the Halle library and the Bonn museum: no field match
+    # a place without a type is no request for that place's records: prose first
+    assert search_table(tbl, "Halle museums everywhere", mode="fts", k=1, filters={"doc_id": "prose"})[0]["tier"] is None
+    assert search_table(tbl, "Where is Halle?", mode="fts", k=4)[0]["tier"] is None
 
 
 def test_flagged_chunks_are_kept_and_filtered_by_policy(tmp_path):
