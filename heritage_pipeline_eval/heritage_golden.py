@@ -32,6 +32,7 @@ import io
 import json
 import random
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -196,6 +197,18 @@ def build(data: Path) -> list[dict]:
             add("type_in_place", "type_in_place_M", {"place": place},
                 [{k: bl[k] for k in ("path", "char_start", "char_end")} for bl in blocks if bl["place"] == place],
                 path, "yaml_instance", heldout, place)
+    # the same code or name in another registry of the set answers the question too (DE-3 is in cdvost2018 and in
+    # the Wikidata ISIL lookup): relevant holds the rows of every registry
+    index: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for reg in REGISTRIES:
+        for r in registry_rows(data, reg):
+            for kind, col in (("identifier", reg.isil), ("identifier", reg.wikidata), ("place_of_named", reg.name)):
+                if _field(r, col):
+                    index[(kind, _field(r, col))].append(_rel(reg.path, r))
+    for q in out:
+        if q["source_type"] == "csv_registry" and (q["family"], q["answer"]) in index:
+            extra = [r for r in index[(q["family"], q["answer"])] if r not in q["relevant"]]
+            q["relevant"] = q["relevant"] + extra
     page = (data / PAGE).read_text(encoding="utf-8")
     for questions, answer in PAGE_FACTS:
         spans = [{"path": PAGE, "char_start": m.start(), "char_end": m.end()} for m in re.finditer(re.escape(answer), page)]
