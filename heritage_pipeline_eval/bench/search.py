@@ -45,7 +45,7 @@ def cli_wall(out: Path, mode: str, runs: int, server: bool) -> list[float]:
     return walls
 
 
-def ensure_index(out: Path | None, tmp: Path) -> Path:
+def ensure_index(out: Path | None, tmp: Path, cache: str | None = None) -> Path:
     """A run output folder with ``lancedb/chunks``: ``out`` when it has one, else one built in ``tmp``."""
     if out and (out / "lancedb").exists():
         return out
@@ -55,7 +55,7 @@ def ensure_index(out: Path | None, tmp: Path) -> Path:
     data = Path(os.environ.get("HERITAGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
     golden = load_golden(ROOT / "data" / "golden" / "heritage")
     files = sorted({r["path"] for q in golden for r in q["relevant"]})
-    build_index(data, files, str(tmp / "lancedb"), load_pipeline_config(), None)
+    build_index(data, files, str(tmp / "lancedb"), load_pipeline_config(), cache)
     return tmp
 
 
@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="a run's output folder with lancedb/ (default: build one from the heritage set)")
     ap.add_argument("--queries", type=int, default=1000, help="served queries per mode (default 1000)")
+    ap.add_argument("--cache", help="embedding cache (SQLite) for building the index")
     ap.add_argument("--cli-runs", type=int, default=3, help="search command runs per mode (default 3)")
     args = ap.parse_args(argv)
     from heritage_pipeline.core.config import load_pipeline_config
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
 
     questions = [q["question"] for q in load_golden(ROOT / "data" / "golden" / "heritage")]
     with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp:
-        out = ensure_index(Path(args.out) if args.out else None, Path(tmp))
+        out = ensure_index(Path(args.out) if args.out else None, Path(tmp), args.cache)
         print(f"index: {out / 'lancedb'}")
         res: dict = {}
         for mode in ("fts", "hybrid"):
