@@ -175,6 +175,7 @@ def evaluate(golden_dir: Path, data: Path, pcfg=None, cache_path: str | None = N
                 ranks.append(first_relevant_rank([(h["source_path"], h["char_start"], h["char_end"]) for h in hits],
                                                  q["relevant"]))
             out["configs"][name] = _score(golden, ranks, lat, samples, bootstrap_ci)
+        out["parent_expansion"] = answer_in_budget(tbl, golden, qvecs, common, lc)
         ranks, lat = [], []
         for q in golden:
             t = time.perf_counter()
@@ -189,6 +190,47 @@ def evaluate(golden_dir: Path, data: Path, pcfg=None, cache_path: str | None = N
             ranks.append(first_relevant_rank([(h["path"], h["char_start"], h["char_end"]) for h in got], q["relevant"]))
         out["configs"]["plain BM25 (rows as column: value)"] = _score(golden, ranks, lat, samples, bootstrap_ci)
     return out
+
+
+EXPANSION_BUDGETS = (0, 1000, 2000)
+
+
+def answer_in_budget(tbl, golden, qvecs, common, lc, k: int = 5) -> dict[str, dict[str, float]]:
+    """Parent expansion, measured: for the questions with an answer span (``visit``), the share whose whole answer
+    range lies inside one of the top-``k`` default hybrid hits, without expansion (budget 0: the chunk alone) and
+    with each hit expanded to its section up to ``EXPANSION_BUDGETS`` cl100k tokens
+    (:func:`heritage_pipeline.index.api.expand_section`).
+
+    Returns:
+        ``{"budget <n>": {"answer_in_budget": share, "n": questions}}``.
+    """
+    import json as _json
+
+    from heritage_pipeline.index.api import expand_section
+    from heritage_pipeline.index.search import search_table
+
+    qs = [(i, q) for i, q in enumerate(golden) if q["family"] == "visit"]
+    cols = dict(common, columns=("id", "source_path", "char_start", "char_end", "record"))
+    res = {}
+    for budget in EXPANSION_BUDGETS:
+        found = 0
+        for i, q in qs:
+            hits = search_table(tbl, q["question"], mode="hybrid", k=k, query_vector=qvecs[i], flagged=lc.flagged,
+                                tiers=lc.tiers, **cols)
+            ok = False
+            for h in hits:
+                meta = _json.loads(h["record"])["meta"]
+                a, b = h["char_start"], h["char_end"]
+                if budget:
+                    sec = expand_section(tbl, h["id"], meta, budget)
+                    a, b = sec["char_start"], sec["char_end"]
+                if any(h["source_path"].endswith(r["path"]) and a <= r["char_start"] and r["char_end"] <= b
+                       for r in q["relevant"]):
+                    ok = True
+                    break
+            found += ok
+        res[f"budget {budget}"] = {"answer_in_budget": round(found / len(qs), 4) if qs else float("nan"), "n": len(qs)}
+    return res
 
 
 def _score(golden, ranks, lat, samples, bootstrap_ci) -> dict[str, Any]:
@@ -237,6 +279,11 @@ def markdown(res: dict[str, Any]) -> str:
         c = res["configs"][n]
         lines.append(f"| {n} | {c['overall_ci']['hit@1'][0]:.3f}-{c['overall_ci']['hit@1'][1]:.3f} | "
                      f"{c['overall_ci']['hit@5'][0]:.3f}-{c['overall_ci']['hit@5'][1]:.3f} | {c['p50_ms']} / {c['p95_ms']} |")
+    if res.get("parent_expansion"):
+        lines += ["", "Parent expansion (visit questions, top-5 default hybrid hits; answer range wholly inside a hit's "
+                  "span, or its section's span up to the budget in cl100k tokens):", "",
+                  "| budget | answer in budget | n |", "|---|---|---|"]
+        lines += [f"| {k} | {v['answer_in_budget']:.3f} | {v['n']} |" for k, v in res["parent_expansion"].items()]
     return "\n".join(lines) + "\n"
 
 

@@ -152,40 +152,50 @@ class Searcher:
         return hits
 
     def section(self, hit: SearchHit, budget_tokens: int) -> dict[str, Any]:
-        """The hit's section within a token budget (parent expansion).
+        """The hit's section within a token budget (parent expansion; see :func:`expand_section`)."""
+        return expand_section(self.table, hit.id, hit.meta, budget_tokens, text=hit.text)
 
-        Args:
-            hit: a hit of this index.
-            budget_tokens: cl100k tokens (sum of ``meta.len_tokens``) the section may hold, the hit included.
-        Returns:
-            ``{"ids", "char_start", "char_end", "len_tokens", "chunks": [{"id", "char_start", "char_end", "text"}]}``
-            in source order. Neighbours are added nearest first (by source position), alternating before/after.
-        """
-        from .writer import quote_sql
 
-        doc_id, anchors = hit.meta.get("doc_id"), hit.meta.get("anchors") or []
-        rows = (self.table.search().where(f"doc_id = {quote_sql(doc_id)}")
-                .select(["id", "anchors", "char_start", "char_end", "len_tokens", "text"]).limit(None)
-                .to_arrow().to_pylist()) if doc_id else []
-        same = sorted((r for r in rows if (r["anchors"] or []) == anchors), key=lambda r: (r["char_start"], r["id"]))
-        pos = next((i for i, r in enumerate(same) if r["id"] == hit.id), None)
-        if pos is None:
-            same, pos = [{"id": hit.id, "char_start": hit.spans["char_start"], "char_end": hit.spans["char_end"],
-                          "len_tokens": hit.meta.get("len_tokens") or 0, "text": hit.text}], 0
-        lo = hi = pos
-        used = same[pos]["len_tokens"] or 0
-        while True:
-            grown = False
-            for j in (hi + 1, lo - 1):
-                if 0 <= j < len(same) and not lo <= j <= hi and used + (same[j]["len_tokens"] or 0) <= budget_tokens:
-                    used += same[j]["len_tokens"] or 0
-                    lo, hi = min(lo, j), max(hi, j)
-                    grown = True
-            if not grown:
-                break
-        part = same[lo:hi + 1]
-        return {"ids": [r["id"] for r in part], "char_start": part[0]["char_start"], "char_end": part[-1]["char_end"],
-                "len_tokens": used, "chunks": [{k: r[k] for k in ("id", "char_start", "char_end", "text")} for r in part]}
+def expand_section(table, hit_id: str, meta: dict[str, Any], budget_tokens: int, text: str = "") -> dict[str, Any]:
+    """A hit's section within a token budget (parent expansion).
+
+    Args:
+        table: the open index table.
+        hit_id: the hit's chunk id.
+        meta: the hit's ``meta`` (``doc_id``, ``anchors``, ``len_tokens``; spans from ``char_start``/``char_end``
+            of the row when the hit is found in the table).
+        budget_tokens: cl100k tokens (sum of ``meta.len_tokens``) the section may hold, the hit included.
+        text: the hit's text (used when the hit is not in the table).
+    Returns:
+        ``{"ids", "char_start", "char_end", "len_tokens", "chunks": [{"id", "char_start", "char_end", "text"}]}``
+        in source order: the chunks of the same document with the same anchors, added nearest first (alternating
+        after/before the hit) while their tokens fit the budget.
+    """
+    from .writer import quote_sql
+
+    doc_id, anchors = meta.get("doc_id"), meta.get("anchors") or []
+    rows = (table.search().where(f"doc_id = {quote_sql(doc_id)}")
+            .select(["id", "anchors", "char_start", "char_end", "len_tokens", "text"]).limit(None)
+            .to_arrow().to_pylist()) if doc_id else []
+    same = sorted((r for r in rows if (r["anchors"] or []) == anchors), key=lambda r: (r["char_start"], r["id"]))
+    pos = next((i for i, r in enumerate(same) if r["id"] == hit_id), None)
+    if pos is None:
+        same, pos = [{"id": hit_id, "char_start": meta.get("char_start"), "char_end": meta.get("char_end"),
+                      "len_tokens": meta.get("len_tokens") or 0, "text": text}], 0
+    lo = hi = pos
+    used = same[pos]["len_tokens"] or 0
+    while True:
+        grown = False
+        for j in (hi + 1, lo - 1):
+            if 0 <= j < len(same) and not lo <= j <= hi and used + (same[j]["len_tokens"] or 0) <= budget_tokens:
+                used += same[j]["len_tokens"] or 0
+                lo, hi = min(lo, j), max(hi, j)
+                grown = True
+        if not grown:
+            break
+    part = same[lo:hi + 1]
+    return {"ids": [r["id"] for r in part], "char_start": part[0]["char_start"], "char_end": part[-1]["char_end"],
+            "len_tokens": used, "chunks": [{k: r[k] for k in ("id", "char_start", "char_end", "text")} for r in part]}
 
 
 def search(query: str, *, k: int = 5, mode: str = "hybrid", lang: str | None = None,
