@@ -59,7 +59,8 @@ from heritage_pipeline.embed.cache import EmbeddingCache, embed_with_cache
 from heritage_pipeline.embed.embedders import make_embedder
 from .metrics import (METRICS, GoldenQuestion, RetrievedChunk, answer_within_budget, bootstrap_ci, load_golden,
     per_query_metrics)
-from heritage_pipeline.index.search import TIE_DECIMALS, rrf_fuse, search_table
+from heritage_pipeline.index.analysis import extract_identifiers, query_places
+from heritage_pipeline.index.search import TIE_DECIMALS, gazetteer, rrf_fuse, search_table
 from heritage_pipeline.index.schema import chunk_rows
 from heritage_pipeline.index.writer import dir_bytes, open_table, write_partitions
 from heritage_pipeline.sources.markdown import parse_markdown
@@ -174,23 +175,41 @@ def rank_all(tbl, questions: list[GoldenQuestion], qvecs: np.ndarray, chunks: li
     search is exact cosine similarity, computed for all questions at once as ``qvecs @ vectors.T`` (the same
     ranking as LanceDB's flat cosine search over these L2-normalised vectors, without 10^5 round trips); hybrid is
     :func:`~heritage_pipeline.index.search.rrf_fuse` of the two ``candidates``-deep lists with the ``lcfg`` weights, the
-    function the index's hybrid search uses. Ties are broken by chunk id. ``tests`` check both against
-    :func:`~heritage_pipeline.index.search.search_table`.
+    function the index's hybrid search uses. Ties are broken by chunk id. Flagged chunks follow ``lcfg.flagged`` in
+    every list; a question holding an identifier or a gazetteer place (``lcfg.tiers``) is ranked by
+    :func:`~heritage_pipeline.index.search.search_table` itself (identifier and field tiers). ``tests`` check both
+    against :func:`~heritage_pipeline.index.search.search_table`.
     """
     ids = [c.id for c in chunks]
     id_rank = np.argsort(np.argsort(np.array(ids, dtype=object)))  # position of each id in sorted order
     sims = qvecs.astype(np.float32) @ vectors.astype(np.float32).T if len(chunks) else np.zeros((len(questions), 0))
+    flagged = np.array([bool(c.quality.boilerplate or c.quality.degenerate) for c in chunks], dtype=bool)
+    if lcfg.flagged == "exclude" and flagged.any():
+        sims = np.where(flagged[None, :], -np.inf, sims)
+    flag_of = dict(zip(ids, flagged.tolist()))
     depth = max(abl.k, lcfg.candidates)
+    places = gazetteer(tbl) if lcfg.tiers else {}
+    opts = dict(fts_lang=lang, columns=("id",), flagged=lcfg.flagged, candidates=lcfg.candidates, rrf_k=lcfg.rrf_k,
+                vector_weight=lcfg.vector_weight, fts_weight=lcfg.fts_weight)
     out: dict[str, dict[str, list[tuple[str, float]]]] = {r: {} for r in ("bm25", "vector", "hybrid")}
+
+    def demote(lst):
+        return sorted(lst, key=lambda p: flag_of[p[0]]) if lcfg.flagged == "demote" else lst
+
     for i, q in enumerate(questions):
         order = np.lexsort((id_rank, -np.round(sims[i].astype(np.float64), TIE_DECIMALS)))[:depth]
-        vec = [(ids[j], float(sims[i, j])) for j in order]
-        bm = [(r["id"], r["score"]) for r in search_table(tbl, q.question, mode="fts", k=depth, fts_lang=lang,
-                                                           columns=("id",))]
-        fused = rrf_fuse([[d for d, _ in vec], [d for d, _ in bm]], [lcfg.vector_weight, lcfg.fts_weight], lcfg.rrf_k)
-        out["bm25"][q.qid] = bm[: abl.k]
-        out["vector"][q.qid] = vec[: abl.k]
-        out["hybrid"][q.qid] = fused[: abl.k]
+        vec = [(ids[j], float(sims[i, j])) for j in order if np.isfinite(sims[i, j])]
+        bm = [(r["id"], r["score"]) for r in search_table(tbl, q.question, mode="fts", k=depth, tiers=False, **opts)]
+        if lcfg.tiers and (extract_identifiers(q.question) or query_places(q.question, places)):
+            tiered = {m: [(r["id"], r["score"]) for r in search_table(tbl, q.question, mode=m, k=abl.k,
+                                                                       query_vector=qvecs[i], **opts)]
+                      for m in ("fts", "hybrid")}
+            out["bm25"][q.qid], out["hybrid"][q.qid] = tiered["fts"], tiered["hybrid"]
+        else:
+            fused = rrf_fuse([[d for d, _ in vec], [d for d, _ in bm]], [lcfg.vector_weight, lcfg.fts_weight], lcfg.rrf_k)
+            out["bm25"][q.qid] = demote(bm)[: abl.k]
+            out["hybrid"][q.qid] = demote(fused)[: abl.k]
+        out["vector"][q.qid] = demote(vec)[: abl.k]
     return out
 
 
@@ -204,7 +223,7 @@ def latency_ms(tbl, questions: list[GoldenQuestion], qvecs: np.ndarray, lang: st
         t = time.perf_counter()
         search_table(tbl, questions[i].question, mode=RETRIEVER_MODE[retriever], k=abl.k, query_vector=qvecs[i],
                      fts_lang=lang, candidates=lcfg.candidates, rrf_k=lcfg.rrf_k, vector_weight=lcfg.vector_weight,
-                     fts_weight=lcfg.fts_weight, columns=("id",))
+                     fts_weight=lcfg.fts_weight, columns=("id",), flagged=lcfg.flagged, tiers=lcfg.tiers)
         lat.append((time.perf_counter() - t) * 1000)
     return (float(np.percentile(lat, 50)), float(np.percentile(lat, 95))) if lat else (0.0, 0.0)
 

@@ -80,6 +80,24 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     console.print(f"{len(result.rows)} settings evaluated; recommended setting:")
     for line in recommendation_lines(result.recommendations):
         console.print(line, markup=False, highlight=False)
+    if args.heritage:
+        import json
+        import os
+
+        from heritage_pipeline_eval.heritage_eval import evaluate, markdown
+
+        data = Path(args.heritage_data or os.environ.get("HERITAGE_SHARED_DATA")
+                    or Path(__file__).resolve().parents[2].parent / "shared" / "data")
+        err.print(f"heritage golden set {args.heritage} (files under {data})")
+        res = evaluate(Path(args.heritage), data, pcfg, cache_path=str(args.cache or out / "embeddings.sqlite"),
+                       samples=abl.bootstrap_samples)
+        md = markdown(res)
+        (out / "heritage.json").write_text(json.dumps(res, indent=1, ensure_ascii=False))
+        (out / "heritage.md").write_text(md)
+        md_path = Path(result.paths.get("markdown", out / "ablation.md"))
+        with open(md_path, "a", encoding="utf-8") as fh:
+            fh.write("\n" + md)
+        print(md, flush=True)
     console.print(f"embedding cache: {cache.hits} hits, {cache.misses} misses (hit rate {cache.hit_rate:.1%}); "
                   f"wall time {time.perf_counter() - t0:.0f} s", highlight=False)
     console.print(f"report: {', '.join(result.paths.values())}; library warnings and logs: {log_path}", highlight=False,

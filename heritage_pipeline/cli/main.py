@@ -1,4 +1,4 @@
-"""Command line: ``heritage-pipeline run | chunk | search | ablate | validate-config``.
+"""Command line: ``heritage-pipeline run | chunk | search | serve | ablate | validate-config``.
 
 Exit codes: 0 success (inputs that could not be processed are quarantined, not errors); 1 a pipeline step failed;
 2 usage or configuration error.
@@ -20,6 +20,7 @@ from .chunk import cmd_chunk
 from .console import err
 from .run import cmd_run
 from .search import cmd_search
+from .serve import cmd_serve
 from .validate import cmd_validate
 
 
@@ -57,13 +58,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override any chunking.yaml key, e.g. --set sliding_window.size_tokens=600 (repeatable)")
     c.set_defaults(func=cmd_chunk)
 
-    s = sub.add_parser("search", help="query the LanceDB index")
+    s = sub.add_parser("search", help="query the LanceDB index (through `serve` when it runs)")
     common(s)
-    s.add_argument("query", help="the question or keywords to search for (quote it when it has spaces)")
-    s.add_argument("--k", type=int, default=5, help="number of hits to show (default: 5)")
+    s.add_argument("query", nargs="?", help="the query (or --queries)")
+    s.add_argument("--queries", metavar="FILE.jsonl",
+                   help="batch: one JSON object per line with id, query and optional lang, k, mode, filters; "
+                        "prints one JSON line per query with its ranked hits")
+    s.add_argument("--k", type=int, default=5, help="number of hits (default: 5)")
     s.add_argument("--mode", choices=("hybrid", "vector", "fts"), default="hybrid",
-                   help="retriever: hybrid (BM25 and vector lists fused by reciprocal rank), vector (cosine) or fts "
-                        "(BM25 full text) (default: hybrid)")
+                   help="retriever: hybrid (BM25 + vectors, default), vector or fts (BM25 only: no model loaded)")
+    s.add_argument("--explain", action="store_true", help="show the BM25 and vector ranks behind each score")
+    s.add_argument("--expand-tokens", type=int, default=0, metavar="N",
+                   help="parent expansion: add each hit's neighbouring chunks of the same section up to N tokens")
+    s.add_argument("--no-server", action="store_true", help="answer in-process even when `serve` runs")
     s.add_argument("--lang", help="filter on the chunk language")
     s.add_argument("--source-type", choices=SOURCE_TYPES, help="filter on the source type")
     s.add_argument("--custodian-type", help="filter on the custodian type code (e.g. M, L, A)")
@@ -73,6 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", help="output folder of the run whose index to search (default: data/output)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     s.set_defaults(func=cmd_search)
+
+    sv = sub.add_parser("serve", help="HTTP search API on 127.0.0.1 with the index and model kept warm")
+    common(sv)
+    sv.add_argument("--port", type=int, default=0, help="port (default: 0, a free one; written to <out>/serve.json)")
+    sv.add_argument("--out", help="output folder of the run whose index to serve (default: data/output)")
+    sv.add_argument("--fts-only", action="store_true", help="do not load the embedding model at start")
+    sv.set_defaults(func=cmd_serve)
 
     a = sub.add_parser("ablate", help="size x overlap grid on golden sets -> report")
     common(a)
@@ -95,6 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--compare-embedders", action="store_true",
                    help="also compare embedders at each language's recommended setting (ablation.embedder_candidates, "
                         "default: MiniLM torch / ONNX int8 / model2vec and multilingual USE)")
+    a.add_argument("--heritage", metavar="FOLDER",
+                   help="also evaluate the heritage golden set in FOLDER (data/golden/heritage): per question family "
+                        "and source type, beside a plain BM25 baseline; written to heritage.md/.json and ablation.md")
+    a.add_argument("--heritage-data", metavar="DIR",
+                   help="data root the heritage set's paths are relative to (default: $HERITAGE_SHARED_DATA or ../shared/data)")
     a.add_argument("--out", required=True, help="report folder")
     a.set_defaults(func=cmd_ablate)
 

@@ -316,6 +316,12 @@ class LanceDBConfig(_Strict):
     vector_weight: float = Field(default=0.5, ge=0.0)
     fts_weight: float = Field(default=1.0, ge=0.0)
     candidates: int = Field(default=50, ge=1, le=1000)
+    # Chunks flagged boilerplate/degenerate stay in the index; search excludes them, demotes them below every other
+    # hit, or ranks them like any other (heritage_pipeline.index.search.search_table).
+    flagged: Literal["exclude", "demote", "include"] = "exclude"
+    # Identifier and field tiers before the fused list (an ISIL in the query finds its record first; a named place
+    # ranks that place's records above prose mentions); search_table(tiers=...).
+    tiers: bool = True
 
 
 # Display names of the retrievers: "hybrid" is also a chunking mode, so reports and the terminal call the fused

@@ -34,7 +34,7 @@ from heritage_pipeline.sources.registry import DEFAULT_MAPPINGS
 EMBEDDER_OUTPUT_KEYS = ("model", "backend", "query_prefix", "passage_prefix", "context_prefix", "long_text",
                         "window_overlap_tokens")
 # search-time settings: they shape the ablation's retrieval results, not the index content
-RETRIEVAL_KEYS = tuple(f"lancedb.{k}" for k in ("rrf_k", "vector_weight", "fts_weight", "candidates"))
+RETRIEVAL_KEYS = tuple(f"lancedb.{k}" for k in ("rrf_k", "vector_weight", "fts_weight", "candidates", "flagged", "tiers"))
 PACKAGE = Path(__file__).resolve().parent.parent
 # The asset bodies hold stage logic too (row reuse, the gazetteer key, what is stored beside the outputs): every
 # asset's code version hashes that file, so changing it never reuses outputs stored by the old logic.
@@ -70,7 +70,8 @@ STAGES: dict[str, StageInputs] = {
                                             "quality.drop_reasons"),
                                   modules=("dedup.minhash", "enrich.quality"), files=(PACKAGE / "stages.py",)),
     "embedded_chunks": StageInputs(pipeline=EMBEDDER, modules=("embed.embedders", "embed.cache"), files=(PACKAGE / "stages.py",)),
-    "lancedb_index": StageInputs(chunking=("outputs",), modules=("index.sync", "index.writer", "index.search")),
+    "lancedb_index": StageInputs(chunking=("outputs",), modules=("index.sync", "index.writer", "index.search", "index.schema",
+                                                                 "index.analysis")),
     "ablation_report": StageInputs(chunking=("*",), pipeline=EMBEDDER + RETRIEVAL_KEYS + ("ablation",),
                                    modules=("heritage_pipeline_eval.ablation",)),
 }

@@ -35,11 +35,24 @@ def quote_sql(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def has_table(db, table_name: str) -> bool:
+    """Whether the LanceDB connection holds ``table_name`` (``list_tables``, all pages; ``table_names()`` is
+    deprecated and warns on every call)."""
+    resp = db.list_tables()
+    while True:
+        if table_name in resp.tables:
+            return True
+        if not resp.page_token:
+            return False
+        resp = db.list_tables(page_token=resp.page_token)
+
+
 def _conform(t: pa.Table, schema: pa.Schema) -> pa.Table:
-    """Add missing stemmed-language columns (empty strings) and order columns as in ``schema``."""
+    """Add missing columns (empty strings for full-text columns, nulls otherwise) and order columns as in ``schema``."""
     for f in schema:
         if f.name not in t.column_names:
-            t = t.append_column(f.name, pa.array([""] * t.num_rows, type=f.type))
+            fill = pa.array([""] * t.num_rows, type=f.type) if pa.types.is_string(f.type) else pa.nulls(t.num_rows, f.type)
+            t = t.append_column(f.name, fill)
     return t.select(schema.names).cast(schema)
 
 
@@ -65,7 +78,7 @@ def indexed_partitions(uri: str, table_name: str) -> dict[str, int]:
     import lancedb
 
     db = lancedb.connect(uri)
-    if table_name not in db.table_names():
+    if not has_table(db, table_name):
         return {}
     col = db.open_table(table_name).search().select(["partition"]).limit(None).to_arrow().column("partition")
     counts: dict[str, int] = {}
@@ -83,7 +96,7 @@ def indexed_partition_versions(uri: str, table_name: str) -> dict[str, str]:
     import lancedb
 
     db = lancedb.connect(uri)
-    if table_name not in db.table_names():
+    if not has_table(db, table_name):
         return {}
     meta = db.open_table(table_name).schema.field("partition").metadata or {}
     raw = meta.get(PARTITION_VERSIONS_KEY.encode())
@@ -133,7 +146,7 @@ def sync_partitions(uri: str, table_name: str, parts: dict[str, pa.Table], versi
         new_schema = index_schema(first.field("vector").type.list_size, langs, _model_of(first))
     inserted = updated = deleted = 0
     scope = sorted(set(parts) | set(remove))
-    tbl = db.open_table(table_name) if table_name in db.table_names() else None
+    tbl = db.open_table(table_name) if has_table(db, table_name) else None
     known = indexed_partition_versions(uri, table_name) if tbl is not None else {}
     if tbl is not None and new_schema is not None:
         old = tbl.schema
@@ -154,6 +167,10 @@ def sync_partitions(uri: str, table_name: str, parts: dict[str, pa.Table], versi
         missing_cols = [lg for lg in langs if lang_column(lg) not in tbl.schema.names]
         if missing_cols:
             tbl.add_columns({lang_column(lg): "CAST('' AS STRING)" for lg in missing_cols})
+        if new_schema is not None:  # columns added to the schema since the table was created: all-null for old rows
+            new_fields = [f for f in new_schema if f.name not in tbl.schema.names]
+            if new_fields:
+                tbl.add_columns(pa.schema(new_fields))
         schema = tbl.schema
         if owner:  # an id may not move silently from a partition outside this sync (merge_insert would move it)
             others = (tbl.search().where(f"partition NOT IN ({', '.join(quote_sql(k) for k in scope)})")
@@ -211,6 +228,6 @@ def open_table(uri: str, table_name: str):
     import lancedb
 
     db = lancedb.connect(uri)
-    if table_name not in db.table_names():
+    if not has_table(db, table_name):
         raise FileNotFoundError(f"{uri}: no LanceDB table {table_name!r}; run `heritage-pipeline run` first")
     return db.open_table(table_name)

@@ -185,8 +185,10 @@ def test_search_command_prints_ranked_hits_and_json(tmp_path, capsys):
     write_partitions(str(tmp_path / "lancedb"), "chunks", {"fr|document": chunk_rows(chunks, vecs, "fr|document")})
     assert main(["search", "peintures du musée", "--out", str(tmp_path), "--lang", "fr", "--json", "--k", "2"]) == 0
     hits = json.loads(capsys.readouterr().out)
-    assert hits[0]["doc_id"] == "musee" and hits[0]["score"] > hits[1]["score"]
-    assert {"id", "score", "anchors", "text", "char_start", "char_end"} <= set(hits[0])
+    assert hits[0]["meta"]["doc_id"] == "musee" and hits[0]["score"] > hits[1]["score"]
+    assert {"id", "score", "rank", "tier", "text", "spans", "source_url", "lang", "source_type", "meta"} <= set(hits[0])
+    assert hits[0]["spans"] == {"char_start": chunks[0].spans.char_start, "char_end": chunks[0].spans.char_end}
+    assert hits[0]["meta"]["source_path"] == "musee.md" and "row_index" in hits[0]["meta"]
     assert main(["search", "peintures", "--out", str(tmp_path), "--mode", "fts", "--custodian-type", "M"]) == 0
     table = capsys.readouterr().out
     assert "musee" in table and "gare" not in table
