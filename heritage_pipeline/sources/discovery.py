@@ -169,6 +169,8 @@ def load_source(path: str | Path, *, source_type: str | None = None, rel_path: s
         src.status, src.reason = "quarantined", str(exc).removeprefix(f"{shown}: ")
         return src
     src.encoding = decoded.encoding
+    if decoded.warning:  # (an ok file's reason is otherwise empty: the raw_sources table shows it next to the encoding)
+        src.reason = decoded.warning.removeprefix(f"{shown}: ")
     if not decoded.text.strip():
         src.status, src.reason = "skipped", "empty file (no text)"
         return src
