@@ -39,6 +39,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     from heritage_pipeline.embed.cache import EmbeddingCache
     from heritage_pipeline.embed.embedders import make_embedder
     from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs
+    from heritage_pipeline.enrich.langid import policy_from, resolve_folder_languages
     from heritage_pipeline.sources.discovery import load_source
 
     try:
@@ -64,8 +65,13 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     with _progress() as progress:
         task = progress.add_task("reading", total=len(files))
         for f in files:
-            sources.append(load_source(f, source_type=args.source_type, lang=args.lang))
+            sources.append(load_source(f, source_type=args.source_type, lang=args.lang, policy=policy_from(cfg)))
             progress.advance(task)
+    if not args.lang:  # a file with no confident detection: its folder's language or the configured default
+        ok = [s for s in sources if s.status == "ok"]
+        for s, lang in zip(ok, resolve_folder_languages([(Path(s.abs_path).as_posix(), s.lang) for s in ok],
+                                                        policy_from(cfg))):
+            s.lang = lang
     parsed = P.parse_sources(sources, cfg)
     items = P.chunk_documents(parsed.docs, cfg)
     needs_model = cfg.context.keywords.method == "keybert" or cfg.context.section_embedding

@@ -170,6 +170,24 @@ class TablesConfig(_Strict):
     summarize_over_cols: int = Field(default=20, ge=1)
 
 
+class LanguageConfig(_Strict):
+    """Language detection policy (:class:`heritage_pipeline.enrich.langid.LanguagePolicy`)."""
+
+    # a document nothing confident was detected for, in a folder that says nothing, gets this language
+    default: str = Field(default="und", pattern=r"^[a-z]{2,3}$")
+    # ISO 639-1 codes the detector chooses among; [] = every language of the model
+    candidates: list[str] = Field(default_factory=lambda: list(_langid_defaults().DEFAULT_CANDIDATES))
+    chunk_min_confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    segment_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    backend: Literal["py3langid", "lingua"] = "py3langid"
+
+
+def _langid_defaults():
+    from heritage_pipeline.enrich import langid
+
+    return langid
+
+
 class ContextConfig(_Strict):
     parent_titles: bool = True
     section_embedding: bool = True
@@ -240,6 +258,7 @@ class ChunkingConfig(_Strict):
     domains: DomainsConfig = DomainsConfig()
     sources: SourcesConfig = SourcesConfig()
     context: ContextConfig = ContextConfig()
+    language: LanguageConfig = LanguageConfig()
     quality: QualityConfig = QualityConfig()
     outputs: OutputsConfig = OutputsConfig()
 

@@ -91,6 +91,9 @@ class ChunkMeta(ChunkMetadata):
     entities: dict[str, list[str]] = Field(default_factory=dict)
     len_tokens: int = 0
     lang: str = "und"
+    # confidence in [0, 1] of the chunk's own language detection (heritage_pipeline.enrich.langid.chunk_language);
+    # below language.chunk_min_confidence ``lang`` is inherited from the document; None before enrichment
+    lang_confidence: float | None = None
     domain: str | None = None
     block_kinds: list[str] = Field(default_factory=list)
     table_digest: str | None = None

@@ -39,6 +39,7 @@ from heritage_pipeline.core.config import (DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPE
     load_chunking_config, load_pipeline_config)
 from heritage_pipeline.dedup.minhash import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
 from heritage_pipeline.sources.discovery import RawSource, discover, sources_to_table, table_to_sources
+from heritage_pipeline.enrich.langid import LanguagePolicy, policy_from
 from heritage_pipeline.enrich.heritage import annotate_heritage, copy_annotation, heritage_version, mention_context_key
 from heritage_pipeline.incremental.versions import (add_row_keys, chained_version, digest, is_current,
     read_if_code_version, read_if_version, read_table, reusable_rows, source_hash, stored_versions, with_versions,
@@ -64,20 +65,22 @@ QUARANTINE_COLUMN = "heritage_quarantine"  # parsed_sections: JSON list of the f
 
 
 @lru_cache(maxsize=8)
-def _discover_cached(data_dir: str, stamp: tuple, cache_path: str | None) -> list[RawSource]:
+def _discover_cached(data_dir: str, stamp: tuple, cache_path: str | None,
+                     policy: LanguagePolicy | None = None) -> list[RawSource]:
     if cache_path is None:
-        return discover(data_dir)
+        return discover(data_dir, policy=policy)
     from upath import UPath
 
     path = UPath(cache_path)
-    version = source_hash("sources.discovery")  # a new language detector invalidates the remembered languages
+    # a new language detector, or another language policy (candidates, thresholds), invalidates the remembered languages
+    version = source_hash("sources.discovery") + ":" + digest("language_policy", repr(policy or LanguagePolicy()))[:12]
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         stored = {}
     langs = dict(stored.get("languages", {})) if stored.get("version") == version else {}
     before = dict(langs)
-    sources = discover(data_dir, lang_cache=langs)
+    sources = discover(data_dir, lang_cache=langs, policy=policy)
     if langs != before:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -86,16 +89,18 @@ def _discover_cached(data_dir: str, stamp: tuple, cache_path: str | None) -> lis
     return sources
 
 
-def discover_once(data_dir: str | Path, cache_dir: str | None = None) -> list[RawSource]:
+def discover_once(data_dir: str | Path, cache_dir: str | None = None,
+                  policy: LanguagePolicy | None = None) -> list[RawSource]:
     """Discovery memoised per process on the (path, size, mtime) of every file: partitions of one run share it.
 
     ``cache_dir`` (the storage folder or URI): remember each file's detected language by content hash in
     ``<cache_dir>/languages.json``, so that a run over unchanged files does no language detection (and never loads
-    the language models).
+    the language models). ``policy``: the chunking config's language policy (fallback languages, candidates).
     """
     raw = Path(data_dir) / "raw"
     stamp = tuple(sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in raw.rglob("*") if p.is_file())) if raw.is_dir() else ()
-    return _discover_cached(str(data_dir), stamp, f"{str(cache_dir).rstrip('/')}/languages.json" if cache_dir else None)
+    return _discover_cached(str(data_dir), stamp, f"{str(cache_dir).rstrip('/')}/languages.json" if cache_dir else None,
+                            policy)
 
 
 def _md_table(rows: list[tuple], header: tuple) -> str:
@@ -200,7 +205,7 @@ PARTITIONED = dict(partitions_def=source_language_partitions, io_manager_key="io
 )
 def raw_sources(context: dg.AssetExecutionContext, settings: SettingsResource) -> dg.Output[pa.Table]:
     step = PartitionStep(context, settings, None)
-    sources = [s for s in discover_once(settings.data_dir, settings.storage) if s.partition == (step.source_type, step.lang)]
+    sources = [s for s in discover_once(settings.data_dir, settings.storage, policy_from(settings.chunking())) if s.partition == (step.source_type, step.lang)]
     step.data_version = digest("raw_sources", step.code_version, *sorted(
         "\x00".join((s.path, s.sha256, s.status, s.reason, s.lang, s.encoding)) for s in sources))
     previous = stored_versions(step.path)[0]

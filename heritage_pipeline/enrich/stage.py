@@ -5,7 +5,8 @@
   (:func:`~heritage_pipeline.enrich.keywords.rake_keywords`).
 * ``meta.entities``: ``{label: [names]}`` for ORG, PRODUCT, LAW, API, CLASS, FUNC by rules
   (:func:`~heritage_pipeline.enrich.ner.simple_ner`).
-* ``meta.lang``: per-chunk language (:mod:`heritage_pipeline.enrich.langid`); ``meta.language`` keeps the document's.
+* ``meta.lang`` = ``meta.language``: per-chunk language, ``meta.lang_confidence`` its detection's confidence
+  (:func:`heritage_pipeline.enrich.langid.chunk_language`: inherited from the document below the threshold).
 * tables and code blocks -> ``meta.table_*`` / ``meta.code_*`` (:func:`enrich_structure`).
 * ``section_emb``: embedding of ``" › ".join(anchors)``, once per distinct breadcrumb (and never again with the
   embedding cache).
@@ -22,7 +23,7 @@ from heritage_pipeline.core.config import ChunkingConfig
 from heritage_pipeline.core.models import Chunk
 
 from .keywords import keybert_keywords, rake_keywords
-from .langid import detect_chunk_language
+from .langid import chunk_language, policy_from
 from .ner import simple_ner
 
 
@@ -70,8 +71,9 @@ def section_embeddings(chunks: list[Chunk], embedder, cache=None) -> int:
 
 def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, doc_vectors: np.ndarray | None = None,
                   cache=None) -> list[Chunk]:
-    """Fill, in place, on every chunk: ``meta.lang`` (:func:`heritage_pipeline.enrich.langid.detect_chunk_language`, the
-    document language unless the chunk's own detection is confident), table and code metadata
+    """Fill, in place, on every chunk: ``meta.lang`` = ``meta.language`` and ``meta.lang_confidence``
+    (:func:`heritage_pipeline.enrich.langid.chunk_language`: the document language unless the chunk's own detection
+    is confident; a registry row always its file's), table and code metadata
     (:func:`enrich_structure`), ``meta.entities`` (:func:`simple_ner`, merged with entities already present),
     ``meta.keywords`` (KeyBERT batched per language, or RAKE) and ``section_emb``. Returns ``chunks``.
 
@@ -80,8 +82,12 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
     embedding cache used for the breadcrumbs. Raises ValueError when KeyBERT is configured without an embedder.
     """
     ctx = config.context
+    policy = policy_from(config)
     for c in chunks:
-        c.meta.lang = detect_chunk_language(c.text, c.meta.language)
+        # (meta.language arrives as the document's language from the chunker; afterwards both are the chunk's)
+        lang, conf = chunk_language(c.text, c.meta.language, policy=policy, source_type=c.meta.source_type)
+        c.meta.lang = c.meta.language = lang
+        c.meta.lang_confidence = round(conf, 4)
         enrich_structure(c, config)
         if ctx.entities.ner == "simple":
             found = simple_ner(c.text, ctx.entities.keep, c.meta.context_prefix, c.meta.lang)
