@@ -221,6 +221,9 @@ class ReadabilityConfig(_Strict):
 class LengthConfig(_Strict):
     min_tokens: int = Field(default=300, ge=0, le=SIZE_RANGE[1])
     max_tokens: int = Field(default=1200, ge=SIZE_RANGE[0], le=8192)
+    # table and code chunks (heritage_pipeline.enrich.quality.structural_chunk): a short table or snippet is whole
+    # content, not a fragment, so their lower bound is this instead of min_tokens
+    structural_min_tokens: int = Field(default=16, ge=0, le=SIZE_RANGE[1])
 
     @model_validator(mode="after")
     def _ordered(self) -> "LengthConfig":

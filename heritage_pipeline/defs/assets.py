@@ -326,6 +326,8 @@ def chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokeni
         "max_len_tokens": max(lens, default=0),
         "mean_len_tokens": round(sum(lens) / len(lens), 1) if lens else 0.0,
         "atomic_oversize": sum(1 for c in out if c.quality.atomic_oversize),
+        # documents with a fenced code block that has no closing fence (its chunks: quality.unclosed_fence)
+        "unclosed_fences": len({c.meta.doc_id for c in out if c.quality.unclosed_fence}),
         "length_histogram": dg.MetadataValue.md(_histogram(lens, [0, 100, 300, 500, 700, 900, 1200], "tokens")),
     })
 

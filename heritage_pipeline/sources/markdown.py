@@ -503,10 +503,36 @@ class _Scanner:
 
     def add_html(self, start: int, end: int, force_table: bool = False) -> None:
         if force_table or _TABLE_OPEN.search(self.s, start, end):
-            m = _TR_CLOSE.search(self.s, start, end)
-            self.add("html_table", start, header_end=m.end() if m else 0)
+            self.add("html_table", start, header_end=html_header_end(self.s, start, end))
         else:
             self.add("html", start)
+
+
+_TD_OPEN = re.compile(r"<td\b", re.IGNORECASE)
+_THEAD_CLOSE = re.compile(r"</thead\s*>", re.IGNORECASE)
+
+
+def html_header_end(s: str, start: int, end: int) -> int:
+    """End of the header rows of the HTML table in ``s[start:end]`` (repeated whole in each later piece when the
+    table is split): the last ``</tr>`` inside ``<thead>``, else of the leading rows that hold ``<th>`` cells and
+    no ``<td>`` (a two-row header: a group row and a column row), else of the first row; 0 without rows."""
+    first = _TR_CLOSE.search(s, start, end)
+    if first is None:
+        return 0
+    td = _TD_OPEN.search(s, start, end)
+    limit = td.start() if td else end
+    thead = _THEAD_CLOSE.search(s, start, limit)
+    header = first.end()
+    while True:
+        nxt = _TR_CLOSE.search(s, header, limit)
+        if nxt is None:
+            break
+        if thead is None and "<th" not in s[header : nxt.end()].lower():
+            break
+        if thead is not None and nxt.end() > thead.start():
+            break
+        header = nxt.end()
+    return header
 
 
 def _unbalanced_table(s: str, start: int, end: int) -> bool:

@@ -1,0 +1,85 @@
+"""Excluded ranges and the one place that builds a chunk's embedded text (SPEC §3, text contract).
+
+A chunk's ``text`` is always the (normalised) raw slice. What is embedded and counted against the cap is the
+*embedded text*: ``meta.context_prefix`` + blank line + ``text`` with the ``meta.excluded`` ranges removed + (when
+set) a line break and ``meta.context_suffix``. Excluded ranges are half-open ``[start, end)`` character offsets into
+the chunk's ``text``: markup that is not content (MkDocs attribute lists ``{ #id }``, include directives
+``{* file *}``, Kramdown ``{: .class }``, inline HTML tags) and running page headers / footers. The suffix is the
+closing fence of a piece of a split fenced code block, so that every piece embeds a balanced fenced block.
+
+Document-level ranges (offsets into ``ParsedDocument.text``) are found by the parser
+(:func:`heritage_pipeline.sources.markdown.markup_ranges`, :func:`heritage_pipeline.sources.markdown.running_lines`)
+and stored in ``doc.meta["excluded"]``; :func:`ranges_in` cuts them to one chunk.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Sequence
+
+from heritage_pipeline.core.models import join_prefix
+
+
+def remove_ranges(text: str, excluded: Sequence[Sequence[int]]) -> str:
+    """``text`` without the ``excluded`` ranges (sorted, non-overlapping ``[start, end)`` character offsets).
+
+    Where removing a range would glue two words together (``word<br>word``), one space stands in for it."""
+    if not excluded:
+        return text
+    out: list[str] = []
+    pos = 0
+    for s, e in excluded:
+        piece = text[pos:s]
+        out.append(piece)
+        nxt = text[e : e + 1]
+        if piece and nxt and not piece[-1].isspace() and not nxt.isspace() and s > 0:
+            out.append(" ")
+        pos = e
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def embedded_text(prefix: str, text: str, excluded: Sequence[Sequence[int]] = (), suffix: str = "") -> str:
+    """The exact string that is embedded and whose cl100k count is ``meta.len_tokens``: ``prefix``, a blank line,
+    ``text`` without the ``excluded`` ranges (:func:`remove_ranges`), then a line break and ``suffix`` when set.
+
+    Args:
+        prefix: ``meta.context_prefix`` (breadcrumb, repeated table header or fence line); "" for none.
+        text: the chunk's ``text`` (the raw slice).
+        excluded: ``meta.excluded``, character offsets into ``text``.
+        suffix: ``meta.context_suffix`` (the closing fence of a split code piece); "" for none.
+    Returns:
+        The embedded string."""
+    body = remove_ranges(text, excluded) if excluded else text
+    if excluded:
+        body = body.rstrip()
+    out = join_prefix(prefix, body)
+    return f"{out}\n{suffix}" if suffix else out
+
+
+def ranges_in(doc_ranges: Sequence[tuple[int, int]], starts: Sequence[int], start: int, end: int,
+              offset_of: Callable[[int], int], text_len: int) -> list[list[int]]:
+    """The document ranges inside the chunk ``[start, end)`` of the document text, as offsets into the chunk text.
+
+    Args:
+        doc_ranges: sorted, non-overlapping ``(start, end)`` character offsets into the document text.
+        starts: the ranges' start offsets (``[r[0] for r in doc_ranges]``, for bisection).
+        start, end: the chunk's slice of the document text.
+        offset_of: maps a document offset in ``[start, end]`` to an offset into the chunk text (identity minus
+            ``start`` when normalisation keeps lengths).
+        text_len: length of the chunk text (ranges are clipped to it: the text is right-stripped).
+    Returns:
+        ``[[s, e], ...]`` with ``0 <= s < e <= text_len``; ranges that only partly overlap the chunk are clipped."""
+    out: list[list[int]] = []
+    k = max(0, bisect.bisect_right(starts, start) - 1)
+    while k < len(doc_ranges):
+        s, e = doc_ranges[k]
+        k += 1
+        if s >= end:
+            break
+        if e <= start:
+            continue
+        cs, ce = offset_of(max(s, start)), min(offset_of(min(e, end)), text_len)
+        if ce > cs:
+            out.append([cs, ce])
+    return out

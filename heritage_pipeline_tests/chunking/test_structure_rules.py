@@ -1,0 +1,130 @@
+"""Issue 13 items 4-6 and issue 16 item 5 on small documents written for each failure: split code blocks embed a
+balanced fence, unclosed fences are flagged, table pieces share a table id and carry their rows, multi-row HTML
+headers are repeated whole, table / code chunks have their own length rule, context prefixes have a budget, tiny
+sibling sections merge under their parent, running headers / footers and Markdown markup are excluded from the
+embedded text (SPEC §3) while ``text`` stays the raw slice."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from heritage_pipeline import chunk_text
+from heritage_pipeline.chunking.excluded import embedded_text, remove_ranges
+from heritage_pipeline.core.config import config_from
+from heritage_pipeline.core.models import join_prefix
+from heritage_pipeline.enrich.quality import assess_chunk
+
+from heritage_pipeline_tests._chunk_checks import check_basic
+
+FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})", re.M)
+
+
+def _code_doc(n: int = 100, close: bool = True, fence: str = "```") -> str:
+    code = "\n".join(f"def f{i}(x):\n    return x * {i} + sum(range({i}))  # comment number {i}" for i in range(n))
+    return f"# Code\n\nSome text.\n\n{fence}python\n{code}\n{fence + chr(10) if close else ''}\nAfter the code.\n"
+
+
+def _balanced(s: str) -> bool:
+    return len(FENCE_LINE.findall(s)) % 2 == 0
+
+
+def test_every_piece_of_a_split_code_block_embeds_a_balanced_fenced_block(tokenizer):
+    for fence in ("```", "~~~~"):
+        text = _code_doc(fence=fence)
+        chunks = chunk_text(text, max_tokens=400, size_tokens=300, min_tokens=50)
+        check_basic(text, chunks, tokenizer, 400)
+        code = [c for c in chunks if "code" in c.meta.block_kinds]
+        assert len(code) >= 5
+        for c in code:
+            e = c.embedding_text()
+            assert _balanced(e), (c.id, e[:80], e[-80:])
+            assert c.len_tokens == tokenizer.count(e) <= 400
+            assert not c.quality.unclosed_fence
+        # later pieces carry the fence line with its language in the prefix, non-final pieces a closing fence
+        assert all(c.meta.context_prefix.endswith(f"{fence}python") for c in code[1:])
+        assert all(c.meta.context_suffix == fence for c in code[:-1])
+        assert code[-1].meta.context_suffix == ""  # the last piece holds the real closing fence
+        assert all(c.text == text[c.char_start : c.char_end] for c in chunks)  # text stays the raw slice
+
+
+def test_an_unclosed_fence_is_flagged_and_still_embeds_balanced(tokenizer):
+    text = _code_doc(close=False)
+    chunks = chunk_text(text, max_tokens=400, size_tokens=300, min_tokens=50)
+    check_basic(text, chunks, tokenizer, 400)
+    code = [c for c in chunks if "code" in c.meta.block_kinds]
+    assert code and all(c.quality.unclosed_fence for c in code)
+    assert all(_balanced(c.embedding_text()) for c in code)
+    small = chunk_text("# A\n\nText before.\n\n```\nx = 1\n")
+    assert [c.quality.unclosed_fence for c in small] == [True]
+    assert not any(c.quality.unclosed_fence for c in chunk_text("# A\n\n```\nx = 1\n```\n"))
+
+
+def test_table_pieces_share_a_table_id_and_carry_their_rows(tokenizer):
+    rows = "\n".join(f"| {i} | Museum number {i} of the city | {i * 3} visitors per day |" for i in range(1, 120))
+    text = f"# T\n\n| id | name | visitors |\n|---|---|---|\n{rows}\n\n## Next\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    chunks = chunk_text(text, max_tokens=400, size_tokens=300, min_tokens=50)
+    check_basic(text, chunks, tokenizer, 400)
+    first = [c for c in chunks if c.meta.table_id == "text#table-1"]
+    assert len(first) >= 5
+    covered = set()
+    for c in first:
+        lo, hi = c.meta.table_rows
+        body = [ln for ln in c.text.splitlines() if ln.startswith("| ") and not ln.startswith("| id ")]
+        assert [int(ln.split("|")[1]) for ln in body] == list(range(lo, hi + 1))
+        covered.update(range(lo, hi + 1))
+    assert covered == set(range(1, 120))
+    assert [c.meta.table_rows for c in chunks if c.meta.table_id == "text#table-2"] == [[1, 1]]
+
+
+def test_a_two_row_html_header_is_repeated_whole(tokenizer):
+    head = ("<table>\n<thead>\n<tr><th colspan=2>Museum</th><th>Visitors</th></tr>\n"
+            "<tr><th>Name</th><th>City</th><th>2023</th></tr>\n</thead>\n<tbody>\n")
+    body = "\n".join(f"<tr><td>Museum number {i}</td><td>City {i}</td><td>{i * 1000}</td></tr>" for i in range(1, 80))
+    text = f"# H\n\n{head}{body}\n</tbody>\n</table>\n"
+    chunks = chunk_text(text, max_tokens=400, size_tokens=300, min_tokens=50)
+    check_basic(text, chunks, tokenizer, 400)
+    assert len(chunks) >= 4
+    for c in chunks[1:]:
+        assert "<th colspan=2>Museum</th>" in c.meta.context_prefix and "<th>Name</th>" in c.meta.context_prefix
+        assert c.meta.table_id == "text#table-1"
+        lo, hi = c.meta.table_rows
+        assert f"Museum number {lo}<" in c.text and f"Museum number {hi}<" in c.text
+    # without <thead>: leading rows of <th> cells are the header
+    plain = text.replace("<thead>\n", "").replace("</thead>\n", "")
+    assert all("<th>Name</th>" in c.meta.context_prefix for c in chunk_text(plain, max_tokens=400, size_tokens=300,
+                                                                           min_tokens=50)[1:])
+
+
+def test_table_and_code_chunks_have_their_own_length_rule():
+    cfg = config_from(None, {})
+    small_table = chunk_text("# Prices\n\n| ticket | price |\n|---|---|\n| adult | 12 |\n| child | 6 |\n")
+    prose = chunk_text("# Note\n\nThe museum is closed on Mondays and on public holidays in winter.\n")
+    for c in small_table + prose:
+        assess_chunk(c, cfg)
+    assert [c.quality.length_ok for c in small_table] == [True]
+    assert [c.quality.length_ok for c in prose] == [False]
+
+
+def test_remove_ranges_and_embedded_text():
+    t = "Hello<br>world {: .x } end"
+    assert remove_ranges(t, [[5, 9]]) == "Hello world {: .x } end"
+    assert remove_ranges(t, [[5, 9], [15, 23]]) == "Hello world end"
+    assert embedded_text("A", "x", (), "```") == "A\n\nx\n```"
+    assert embedded_text("", "x y", [[1, 2]]) == "x y"  # (a space stands in: removing the gap never glues words)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=0, max_size=60), st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60)), max_size=4))
+def test_removing_no_range_is_identity_and_ranges_remove_only_their_characters(text, pairs):
+    """Property: no range -> the text; otherwise every kept character appears, in order, and nothing excluded does
+    except single spaces standing in between two non-space characters."""
+    assert embedded_text("", text) == join_prefix("", text) == text
+    cuts = sorted({min(max(a, 0), len(text)) for p in pairs for a in p})
+    ranges = [[cuts[k], cuts[k + 1]] for k in range(0, len(cuts) - 1, 2) if cuts[k] < cuts[k + 1]]
+    out = remove_ranges(text, ranges)
+    kept = "".join(ch for i, ch in enumerate(text) if not any(s <= i < e for s, e in ranges))
+    assert out.replace(" ", "") == kept.replace(" ", "")
+    assert len(out) <= len(kept) + len(ranges)
