@@ -23,17 +23,25 @@ from heritage_pipeline.core.models import join_prefix
 def remove_ranges(text: str, excluded: Sequence[Sequence[int]]) -> str:
     """``text`` without the ``excluded`` ranges (sorted, non-overlapping ``[start, end)`` character offsets).
 
-    Where removing a range would glue two words together (``word<br>word``), one space stands in for it."""
+    Where removing a range would glue two words together (``word<br>word``), one space stands in for it; a range
+    that was a whole line (``{* include *}`` alone on its line) takes its line break with it."""
     if not excluded:
         return text
     out: list[str] = []
     pos = 0
     for s, e in excluded:
+        if s < pos:  # (overlapping input: the rest of the range)
+            s = pos
+        if e <= s:
+            continue
         piece = text[pos:s]
         out.append(piece)
+        before = text[s - 1 : s] if s > 0 else "\n"
         nxt = text[e : e + 1]
-        if piece and nxt and not piece[-1].isspace() and not nxt.isspace() and s > 0:
+        if before.isalnum() and nxt.isalnum():
             out.append(" ")
+        elif before == "\n" and nxt == "\n":
+            e += 1
         pos = e
     out.append(text[pos:])
     return "".join(out)
@@ -52,7 +60,7 @@ def embedded_text(prefix: str, text: str, excluded: Sequence[Sequence[int]] = ()
         The embedded string."""
     body = remove_ranges(text, excluded) if excluded else text
     if excluded:
-        body = body.rstrip()
+        body = body.strip()  # (a running header that opened the text leaves no leading blank line)
     out = join_prefix(prefix, body)
     return f"{out}\n{suffix}" if suffix else out
 

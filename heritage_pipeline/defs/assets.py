@@ -27,6 +27,7 @@ import warnings
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pyarrow as pa
@@ -307,6 +308,16 @@ def _removed_content_metadata(table: pa.Table) -> dict:
             "website_main_content": dg.MetadataValue.md(_md_table(rows[:200], ("page", "main content")))}
 
 
+def _excluded_summary(docs) -> dict[str, Any]:
+    """Markup ranges and running header / footer lines excluded from the embedded text: totals and the documents
+    that have any (``doc.meta["excluded_counts"]`` of the Markdown / plain-text parser)."""
+    per_doc = {d.source_path: d.meta["excluded_counts"] for d in docs if d.meta.get("excluded_counts")}
+    return {"excluded_markup_ranges": sum(v["markup"] for v in per_doc.values()),
+            "running_header_footer_lines": sum(v["running_lines"] for v in per_doc.values()),
+            "running_lines_per_document": dg.MetadataValue.json(
+                {p: v["running_lines"] for p, v in sorted(per_doc.items()) if v["running_lines"]})}
+
+
 @dg.asset(
     group_name="chunk", kinds={"python", "parquet"}, **PARTITIONED,
     description="Chunks with exact cl100k token counts, breadcrumbs (meta.anchors) and spans into the raw file "
@@ -328,6 +339,8 @@ def chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokeni
         "atomic_oversize": sum(1 for c in out if c.quality.atomic_oversize),
         # documents with a fenced code block that has no closing fence (its chunks: quality.unclosed_fence)
         "unclosed_fences": len({c.meta.doc_id for c in out if c.quality.unclosed_fence}),
+        # SPEC §3 excluded ranges found per document (sources.markdown.markup_ranges / running_lines)
+        **_excluded_summary(docs),
         "length_histogram": dg.MetadataValue.md(_histogram(lens, [0, 100, 300, 500, 700, 900, 1200], "tokens")),
     })
 

@@ -114,17 +114,98 @@ def test_remove_ranges_and_embedded_text():
     assert remove_ranges(t, [[5, 9], [15, 23]]) == "Hello world end"
     assert embedded_text("A", "x", (), "```") == "A\n\nx\n```"
     assert embedded_text("", "x y", [[1, 2]]) == "x y"  # (a space stands in: removing the gap never glues words)
+    assert remove_ranges("a\n{* f.py *}\nb", [[2, 12]]) == "a\nb"  # a whole line goes with its line break
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.text(min_size=0, max_size=60), st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60)), max_size=4))
 def test_removing_no_range_is_identity_and_ranges_remove_only_their_characters(text, pairs):
     """Property: no range -> the text; otherwise every kept character appears, in order, and nothing excluded does
-    except single spaces standing in between two non-space characters."""
+    (a space may stand in between two word characters; a removed whole line takes one line break)."""
     assert embedded_text("", text) == join_prefix("", text) == text
     cuts = sorted({min(max(a, 0), len(text)) for p in pairs for a in p})
     ranges = [[cuts[k], cuts[k + 1]] for k in range(0, len(cuts) - 1, 2) if cuts[k] < cuts[k + 1]]
     out = remove_ranges(text, ranges)
     kept = "".join(ch for i, ch in enumerate(text) if not any(s <= i < e for s, e in ranges))
-    assert out.replace(" ", "") == kept.replace(" ", "")
+    assert out.replace(" ", "").replace("\n", "") == kept.replace(" ", "").replace("\n", "")
     assert len(out) <= len(kept) + len(ranges)
+
+
+# ------------------------------------------------------------------ 13.6 running headers / footers
+TOPICS = ["the founding of the museum in 1884", "the textile collection and its donors", "restoration of the organ",
+          "the library reading room", "loans to other institutions", "the photographic archive"]
+
+
+def _paged(n: int, sep: str = "\f") -> str:
+    pages = []
+    for i, t in enumerate(TOPICS[:n], 1):
+        pages.append(f"ACME Journal · ISSN 1234-5678 · Vol. {i}\n\nThis page is about {t}. "
+                     + f"It was written by staff member {i} with care and checked twice. " * 3
+                     + f"\n\nA second paragraph on {t}.\n\nPage {i} of {n}\n")
+    return sep.join(pages)
+
+
+def test_running_headers_and_footers_are_excluded_from_the_embedding_not_from_the_text(tokenizer):
+    from heritage_pipeline.sources.markdown import parse_markdown
+
+    text = _paged(5)
+    doc = parse_markdown(text, doc_id="j", source_path="j.txt")
+    assert doc.meta["excluded_counts"] == {"markup": 0, "running_lines": 10}  # one header + one footer per page
+    chunks = chunk_text(text, source_path="j.txt", doc_id="j")
+    check_basic(text, chunks, tokenizer, 1200)
+    joined = "".join(c.text for c in chunks)
+    assert joined.count("ACME Journal") == 5 and joined.count("of 5") == 5  # text stays the raw slice
+    for c in chunks:
+        e = c.embedding_text()
+        assert "ACME Journal" not in e and not re.search(r"Page \d of 5", e)
+        assert "This page is about" in e
+        assert c.len_tokens == tokenizer.count(e)
+
+
+def test_too_few_pages_or_a_line_on_fewer_than_half_of_them_is_kept():
+    from heritage_pipeline.sources.markdown import parse_markdown
+
+    assert "excluded" not in parse_markdown(_paged(2), doc_id="j", source_path="j.txt").meta
+    # a header on 2 of 6 pages is not running
+    pages = _paged(6).split("\f")
+    pages = [p if k < 2 else p.split("\n", 1)[1] for k, p in enumerate(pages)]
+    ex = parse_markdown("\f".join(pages), doc_id="j", source_path="j.txt").meta["excluded_counts"]
+    assert ex["running_lines"] == 6  # only the six footers
+
+
+def test_sections_of_a_plain_text_file_count_as_pages_but_not_in_markdown():
+    from heritage_pipeline.sources.markdown import parse_markdown
+
+    body = "".join(f"# Part {i}\n\nText of part {i} on {t}, long enough to matter here.\n\nBack to top\n\n"
+                   for i, t in enumerate(TOPICS[:4], 1))
+    assert parse_markdown(body, doc_id="t", source_path="t.txt").meta["excluded_counts"]["running_lines"] == 4
+    assert "excluded" not in parse_markdown(body, doc_id="t", source_path="t.md").meta
+
+
+# ------------------------------------------------------------------ 16.5 markup hygiene
+def test_mkdocs_kramdown_and_inline_html_markup_is_not_embedded(tokenizer):
+    text = ("# Python Types { #python-types }\n\nIntro with <abbr title='application'>app</abbr> and "
+            "<a href='/x.md' title='y'>a link</a>.<br/>\n{: .lead }\n\n"
+            "{* ../../docs_src/app_py310.py hl[3] *}\n\n"
+            "Use `<div>` and `{ #not-an-attr }` in code spans.\n\n```html\n<p>kept in code</p>\n```\n")
+    [c] = chunk_text(text)
+    check_basic(text, [c], tokenizer, 1200)
+    e = c.embedding_text()
+    assert c.text == text.rstrip()  # text stays the raw slice
+    for gone in ("{ #python-types }", "<abbr", "</abbr>", "<a href", "</a>", "<br/>", "{: .lead }", "{*", "*}"):
+        assert gone not in e, gone
+    for kept in ("# Python Types\n", "app and a link.", "`<div>`", "`{ #not-an-attr }`", "<p>kept in code</p>"):
+        assert kept in e, kept
+    assert c.len_tokens == tokenizer.count(e) < tokenizer.count(join_prefix(c.meta.context_prefix, c.text))
+
+
+def test_real_fastapi_page_embeds_no_attribute_lists_or_includes(tokenizer):
+    from pathlib import Path
+
+    p = Path(__file__).resolve().parents[2] / "data" / "raw" / "document" / "fastapi" / "en" / "python-types.md"
+    text = p.read_text(encoding="utf-8")
+    chunks = chunk_text(text)
+    check_basic(text, chunks, tokenizer, 1200)
+    assert sum(len(c.meta.excluded) for c in chunks) >= text.count("{ #") + text.count("{*")
+    for c in chunks:
+        assert not re.search(r"\{ #[\w-]+ \}|\{\*", c.embedding_text())
