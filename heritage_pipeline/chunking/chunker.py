@@ -15,6 +15,8 @@ from .boundaries import fence_of, table_rows
 from .counting import DocState, PieceCounter, gc_paused
 from .excluded import embedded_text, ranges_in
 from .ids import anchor_key, breadcrumb
+
+ELLIPSIS = "…"  # stands for the elided anchors of a shortened breadcrumb (meta.anchors keeps the full path)
 from .params import params_for
 from .sections import SectionGrouper, block_index
 from .units import UnitBuilder
@@ -59,6 +61,7 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
         self.tokenizer = tokenizer or get_tokenizer(self.config.tokenizer, self.config.tokenizer_backend)
         self._counter = PieceCounter(self.tokenizer)
         self._prefix_cache: dict[str, int] = {}
+        self._crumb_cache: dict[tuple[tuple[str, ...], int], str] = {}
         self._params: dict[tuple[str, str | None], ChunkParams] = {}
         self._max_level = self.config.hierarchy.max_level  # (a computed property of the config)
 
@@ -90,9 +93,33 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
             return chunks
 
     def _prefix(self, anchors: list[str], params: ChunkParams, extra: str = "") -> str:
-        crumb = breadcrumb(anchors) if params.parent_titles and anchors else ""
+        crumb = self._crumb(anchors, params.prefix_budget) if params.parent_titles and anchors else ""
         if extra:
             return f"{crumb}\n{extra}" if crumb else extra
+        return crumb
+
+    def _crumb(self, anchors: list[str], budget: int) -> str:
+        """The breadcrumb of ``anchors`` within ``budget`` tokens (cached): the full path when it fits, else the
+        first anchor, an ellipsis and as many of the last anchors as fit (``H1 › … › H4``), else the last anchor
+        alone, else its first words and an ellipsis; "" when not even one word fits."""
+        key = (tuple(anchors), budget)
+        crumb = self._crumb_cache.get(key)
+        if crumb is not None:
+            return crumb
+        count = self.tokenizer.count
+        crumb = breadcrumb(anchors)
+        if count(crumb) > budget:
+            cands = [[anchors[0], ELLIPSIS] + anchors[-k:] for k in range(len(anchors) - 2, 0, -1)]
+            cands.append([anchors[-1]])
+            crumb = next((c for c in map(breadcrumb, cands) if count(c) <= budget), "")
+            if not crumb:
+                words = anchors[-1].split()
+                while words and count(" ".join(words) + " " + ELLIPSIS) > budget:
+                    words = words[: len(words) // 2] if len(words) > 8 else words[:-1]
+                crumb = " ".join(words) + " " + ELLIPSIS if words else ""
+        if len(self._crumb_cache) > 4096:
+            self._crumb_cache.clear()
+        self._crumb_cache[key] = crumb
         return crumb
 
     def _prefix_tokens(self, prefix: str) -> int:
@@ -126,8 +153,11 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
             raw_start, raw_end = doc.raw_span(w.start, w.end, fb, lb)
         anchors = w.anchors
         section = g.section
-        key = section.key if section is not None and section.key and len(g.secs) == 1 else ""
-        key = key or anchor_key(tuple(anchors))
+        if g.merged_headings and section is not None:  # tiny siblings merged: the id names the first section
+            key = section.key or anchor_key(tuple(section.anchors))
+        else:
+            key = section.key if section is not None and section.key and len(g.secs) == 1 else ""
+            key = key or anchor_key(tuple(anchors))
         n = ids.get(key, 0)
         ids[key] = n + 1
         sec_meta = section.meta if section is not None else {}

@@ -190,6 +190,9 @@ def _langid_defaults():
 
 class ContextConfig(_Strict):
     parent_titles: bool = True
+    # the breadcrumb in a chunk's context prefix is at most this share of the target size (tokens); longer ones are
+    # shortened, middle anchors elided first (meta.anchors keeps the full path)
+    prefix_budget_ratio: float = Field(default=0.25, gt=0.0, le=1.0)
     section_embedding: bool = True
     keywords: KeywordsConfig = KeywordsConfig()
     entities: EntitiesConfig = EntitiesConfig()

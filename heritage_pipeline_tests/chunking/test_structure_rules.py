@@ -209,3 +209,45 @@ def test_real_fastapi_page_embeds_no_attribute_lists_or_includes(tokenizer):
     assert sum(len(c.meta.excluded) for c in chunks) >= text.count("{ #") + text.count("{*")
     for c in chunks:
         assert not re.search(r"\{ #[\w-]+ \}|\{\*", c.embedding_text())
+
+
+# ------------------------------------------------------------------ 13.5 prefix budget, tiny sibling sections
+def test_a_long_breadcrumb_is_shortened_to_its_budget_and_meta_anchors_keep_the_full_path(tokenizer):
+    h1 = "A very long heading about the history of the collection " * 3
+    h2 = "Second level heading with many many words in it " * 4
+    text = f"# {h1}\n\n## {h2}\n\n### Third level heading\n\nShort text here, eight tokens or so.\n"
+    for size, ratio in ((300, 0.25), (600, 0.1), (400, 0.5)):
+        chunks = chunk_text(text, size_tokens=size, min_tokens=50, **{"context.prefix_budget_ratio": ratio})
+        check_basic(text, chunks, tokenizer, 1200)
+        [c] = [c for c in chunks if "Short text" in c.text]
+        assert tokenizer.count(c.meta.context_prefix) <= int(ratio * size)
+        assert c.meta.anchors == [" ".join(h1.split()), " ".join(h2.split()), "Third level heading"]
+    [c] = [c for c in chunk_text(text, size_tokens=600, min_tokens=50, **{"context.prefix_budget_ratio": 0.1})
+           if "Short text" in c.text]
+    assert c.meta.context_prefix.endswith(" › … › Third level heading")  # the middle anchor is elided first
+    # a breadcrumb within the budget is untouched
+    [c] = chunk_text("# A\n\n## B\n\nText.\n")
+    assert c.meta.context_prefix == "A › B"
+
+
+def test_tiny_sibling_sections_merge_up_to_the_target_under_their_parent(tokenizer):
+    parts = ["# Guide\n\nIntro paragraph for the guide.\n"]
+    for h2 in range(3):
+        parts.append(f"## Chapter {h2}\n")
+        for h3 in range(12):
+            parts.append(f"### Option {h2}.{h3}\n\nSet option {h3} to enable feature {h3}; default is off.\n")
+    text = "\n".join(parts)
+    chunks = chunk_text(text)
+    check_basic(text, chunks, tokenizer, 1200)
+    merged = [c for c in chunks if c.meta.sections]
+    assert len(merged) == 3 and len(chunks) == 4
+    for k, c in enumerate(merged):
+        assert c.meta.anchors == ["Guide", f"Chapter {k}"]  # the parent's path
+        assert c.id == f"text#guide/chapter-{k}/option-{k}-0#000"  # named after the first merged section
+        assert c.meta.sections == [f"Option {k}.{i}" for i in range(12)]
+        assert c.len_tokens <= 600
+    # siblings under different parents never merge, and no merge passes the target size
+    small = chunk_text(text, size_tokens=300, min_tokens=200)
+    check_basic(text, small, tokenizer, 1200)
+    assert all(len({a[1] for a in [c.meta.anchors] if len(a) > 1}) <= 1 for c in small)
+    assert all(c.len_tokens <= 300 for c in small if c.meta.sections)
