@@ -13,7 +13,7 @@ from heritage_pipeline.sources.markdown import parse_markdown
 
 from .boundaries import fence_of, table_rows
 from .counting import DocState, PieceCounter, gc_paused
-from .excluded import embedded_text, ranges_in
+from .excluded import embedded_text, excluded_count, ranges_in
 from .ids import anchor_key, breadcrumb
 
 ELLIPSIS = "…"  # stands for the elided anchors of a shortened breadcrumb (meta.anchors keeps the full path)
@@ -178,7 +178,7 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
                 emb = embedded_text(w.prefix, text, excluded, w.suffix)
                 if not emb[len(w.prefix):].strip():
                     return None  # nothing but excluded markup / running lines (content outside every chunk)
-                n_tok = self.tokenizer.count(emb)
+                n_tok = excluded_count(self.tokenizer.count, w.prefix, text, excluded, w.suffix, w.n_tokens)
                 if n_tok <= self.config.quality.length.max_tokens or n_tok <= w.n_tokens:
                     fields["excluded"], fields["len_tokens"] = excluded, n_tok
         if "code" in w.kinds or "table" in w.kinds or "html_table" in w.kinds:

@@ -49,7 +49,8 @@ def remove_ranges(text: str, excluded: Sequence[Sequence[int]]) -> str:
 
 def embedded_text(prefix: str, text: str, excluded: Sequence[Sequence[int]] = (), suffix: str = "") -> str:
     """The exact string that is embedded and whose cl100k count is ``meta.len_tokens``: ``prefix``, a blank line,
-    ``text`` without the ``excluded`` ranges (:func:`remove_ranges`), then a line break and ``suffix`` when set.
+    ``text`` without the ``excluded`` ranges (:func:`remove_ranges`; then right-stripped, and left-stripped when a
+    range opens the text), then a line break and ``suffix`` when set.
 
     Args:
         prefix: ``meta.context_prefix`` (breadcrumb, repeated table header or fence line); "" for none.
@@ -58,9 +59,11 @@ def embedded_text(prefix: str, text: str, excluded: Sequence[Sequence[int]] = ()
         suffix: ``meta.context_suffix`` (the closing fence of a split code piece); "" for none.
     Returns:
         The embedded string."""
-    body = remove_ranges(text, excluded) if excluded else text
+    body = text
     if excluded:
-        body = body.strip()  # (a running header that opened the text leaves no leading blank line)
+        body = remove_ranges(text, excluded).rstrip()
+        if excluded[0][0] == 0:  # (a running header that opened the text leaves no leading blank line)
+            body = body.lstrip()
     out = join_prefix(prefix, body)
     return f"{out}\n{suffix}" if suffix else out
 
@@ -91,3 +94,67 @@ def ranges_in(doc_ranges: Sequence[tuple[int, int]], starts: Sequence[int], star
         if ce > cs:
             out.append([cs, ce])
     return out
+
+
+def _split_before(text: str, pos: int) -> int:
+    """The last position ``p <= pos`` that starts a line with a non-space character (0 when none): cl100k's
+    pre-tokenizer always splits there (no pre-token pattern takes a line break and the character after it)."""
+    p = text.rfind("\n", 0, pos) + 1 if pos > 0 else 0
+    while p > 0 and (p >= len(text) or text[p].isspace()):
+        p = text.rfind("\n", 0, p - 1) + 1
+    return p
+
+
+def _split_after(text: str, pos: int) -> int:
+    """The first position ``q >= pos`` that starts a line with a non-space character (``len(text)`` when none)."""
+    q = pos
+    n = len(text)
+    while q < n and not (q > 0 and text[q - 1] == "\n" and not text[q].isspace()):
+        k = text.find("\n", q)
+        if k < 0:
+            return n
+        q = k + 1
+    return min(q, n)
+
+
+def excluded_count(count: Callable[[str], int], prefix: str, text: str, excluded: Sequence[Sequence[int]],
+                   suffix: str, n_full: int) -> int:
+    """Exact cl100k count of :func:`embedded_text` of a chunk, from ``n_full`` (the exact count of the embedded
+    text without exclusions) by re-encoding only the lines around each excluded range.
+
+    Token counts are additive across positions where the pre-tokenizer always splits (a line start with a
+    non-space character); each excluded range is widened to such positions on both sides, and the count changes
+    by the difference between the widened old and new pieces. Where that argument does not hold (a suffix follows
+    the text, a widened piece reaches the end of the text, a new piece starts with whitespace or does not end with
+    a line break) the whole embedded text is counted.
+
+    Args:
+        count: the tokenizer's count function.
+        prefix, text, excluded, suffix: as for :func:`embedded_text`.
+        n_full: tokens of ``embedded_text(prefix, text, (), suffix)``.
+    Returns:
+        Tokens of ``embedded_text(prefix, text, excluded, suffix)``."""
+    n = len(text)
+    if suffix or not excluded:
+        return count(embedded_text(prefix, text, excluded, suffix)) if excluded else n_full
+    segs: list[list[int]] = []
+    for s, e in excluded:
+        a, b = _split_before(text, s), _split_after(text, e)
+        if segs and a <= segs[-1][1]:
+            segs[-1][1] = max(segs[-1][1], b)
+        else:
+            segs.append([a, b])
+    total = n_full
+    for a, b in segs:
+        if b >= n:
+            return count(embedded_text(prefix, text, excluded, suffix))
+        local = [[max(s, a) - a, min(e, b) - a] for s, e in excluded if s < b and e > a]
+        new = remove_ranges(text[a : b + 1], local)[:-1]  # (text[b], never excluded, decides the joins as in full)
+        if a == 0 and excluded[0][0] == 0:
+            new = new.lstrip()
+        elif new[:1].isspace():
+            return count(embedded_text(prefix, text, excluded, suffix))
+        if new and not new.endswith("\n"):
+            return count(embedded_text(prefix, text, excluded, suffix))
+        total += (count(new) if new else 0) - count(text[a:b])
+    return total

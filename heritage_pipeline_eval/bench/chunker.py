@@ -154,11 +154,11 @@ def check_doc(doc: str, chunks: list[Chunked], count: Callable[[str], int], cap:
 
 # ---------------------------------------------------------------------------------------------- contestants
 def _clear_project_caches() -> None:
-    from heritage_pipeline import chunking
+    from heritage_pipeline.chunking import chunker, ids
 
-    chunking._anchor_key.cache_clear()
-    chunking._slug_cached.cache_clear()
-    chunking._CHUNKERS.clear()
+    ids.anchor_key.cache_clear()
+    ids.slug_cached.cache_clear()
+    chunker._CHUNKERS.clear()
 
 
 def _raw_exact(doc: str, text: str, start: int, end: int | None) -> bool:
@@ -186,7 +186,7 @@ def make_contestants(names: list[str]) -> dict[str, tuple[Callable[[], Peer], in
 
         def factory() -> Peer:
             def peer(text: str) -> list[Chunked]:
-                return [(c.text, c.char_start, c.char_end, c.meta.len_tokens, join_prefix(c.meta.context_prefix, c.text))
+                return [(c.text, c.char_start, c.char_end, c.meta.len_tokens, c.embedding_text())
                         for c in chunk_text(text, config=cfg)]
             return peer
         return factory

@@ -251,3 +251,23 @@ def test_tiny_sibling_sections_merge_up_to_the_target_under_their_parent(tokeniz
     check_basic(text, small, tokenizer, 1200)
     assert all(len({a[1] for a in [c.meta.anchors] if len(a) > 1}) <= 1 for c in small)
     assert all(c.len_tokens <= 300 for c in small if c.meta.sections)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(["Text with <b>bold</b> words.", "  indented <i>line</i>", "## Head { #h }",
+                                 "{* f.py *}", "plain line.", "", "* item <br/> two", "end</a>.", "x{: .c }"]),
+                min_size=1, max_size=12))
+def test_the_local_recount_equals_a_full_count(tokenizer, lines):
+    """Property: excluded_count (re-encoding only the lines around each range) equals the count of the whole
+    embedded text, for markup at line starts, ends, indented lines and blank lines."""
+    from heritage_pipeline.chunking.excluded import excluded_count
+    from heritage_pipeline.sources.markdown import markup_ranges, scan_blocks
+
+    text = "\n".join(lines).rstrip()
+    if not text.strip():
+        return
+    ranges = [list(r) for r in markup_ranges(text, scan_blocks(text)) if r[1] <= len(text)]
+    for prefix in ("", "A › B"):
+        n_full = tokenizer.count(embedded_text(prefix, text))
+        assert excluded_count(tokenizer.count, prefix, text, ranges, "", n_full) == \
+            tokenizer.count(embedded_text(prefix, text, ranges))
