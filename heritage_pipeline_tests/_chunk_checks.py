@@ -33,8 +33,12 @@ def check_basic(raw: str, chunks: list[Chunk], tok, cap: int, *, name: str = "do
         assert normalize(raw[s:e]) == c.text, f"{name} {c.id}: text is not normalize(raw[{s}:{e}])"
         assert c.text.strip(), f"{name} {c.id}: empty or whitespace-only chunk"
         assert c.text == c.text.rstrip() and c.text[:1] not in ("\n", "\r"), f"{name} {c.id}: text not trimmed"
-        n = tok.count(join_prefix(c.context_prefix, c.text))
-        assert c.len_tokens == n, f"{name} {c.id}: len_tokens {c.len_tokens} but prefix + text has {n} tokens"
+        n = tok.count(c.embedding_text())
+        assert c.len_tokens == n, f"{name} {c.id}: len_tokens {c.len_tokens} but the embedded text has {n} tokens"
+        if not c.meta.excluded and not c.meta.context_suffix:
+            assert c.embedding_text() == join_prefix(c.context_prefix, c.text)
+        ends = [0] + [x for r in c.meta.excluded for x in r] + [len(c.text)]
+        assert ends == sorted(ends) and all(a < b for a, b in c.meta.excluded), f"{name} {c.id}: bad excluded ranges"
         if n > cap:
             assert c.quality.atomic_oversize and c.quality.oversize_reason, \
                 f"{name} {c.id}: {n} tokens over the cap {cap} without the atomic_oversize flag"

@@ -33,6 +33,48 @@ def is_fence_line(s: str) -> bool:
     return bool(_FENCE_LINE.match(s))
 
 
+def fence_of(text: str, b: Block) -> tuple[str, int] | None:
+    """(opening fence run, start of the closing fence line or -1 when the block is unclosed) of a fenced code block;
+    None for a block that is not fenced code (indented code, other kinds). Reads the opening line and the block's
+    last content line only."""
+    if b.kind != "code" or b.header_end <= b.start:
+        return None
+    m = _FENCE_OPEN.match(text[b.start : b.header_end])
+    if m is None:
+        return None
+    opening = m.group(1)
+    last = text.rfind("\n", b.start, b.content_end) + 1
+    if last >= b.header_end:
+        cm = _FENCE_LINE.match(text[last : b.content_end])
+        if cm and cm.group(1)[0] == opening[0] and len(cm.group(1)) >= len(opening):
+            return opening, last
+    return opening, -1
+
+
+def table_rows(text: str, b: Block, start: int, end: int) -> list[int]:
+    """[first, last] data rows (1-based, header rows not counted) of table block ``b`` inside ``text[start:end]``:
+    rows are lines after the header and delimiter rows for Markdown tables, ``<tr`` elements after the header rows
+    for HTML tables. A range holding no data row gives ``[0, 0]``."""
+    body = max(b.header_end, b.start)
+    lo, hi = max(start, body), min(end, b.content_end)
+    if b.kind == "html_table":
+        before = len(_TR_OPEN.findall(text, body, lo))
+        inside = len(_TR_OPEN.findall(text, lo, hi)) if hi > lo else 0
+        # (a range starting inside a row counts that row)
+        partial = 1 if lo > body and text.rfind("<tr", body, lo) > text.rfind("</tr", body, lo) else 0
+        first = before + 1 - partial
+        last = before + inside
+    else:
+        q = rstrip_end(text, lo, hi)
+        if q <= lo:
+            return [0, 0]
+        first = len(_LINE_BREAK.findall(text, body, lo)) + 1 if lo > body else 1
+        last = len(_LINE_BREAK.findall(text, body, q - 1)) + 1
+    if last < first:
+        return [0, 0]
+    return [first, last]
+
+
 def line_pieces(text: str, start: int, end: int, group_fences: bool = True) -> list[tuple[int, int, int, str, bool]]:
     """Lines of text[start:end] as (start, content_end, end, fence_line, True); blank lines join the line before them
     (the last element says the piece starts on an additive boundary: a line start always does).

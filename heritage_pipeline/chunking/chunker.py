@@ -11,8 +11,12 @@ from heritage_pipeline.core.structure import ParsedDocument
 from heritage_pipeline.core.tokenizer import Tokenizer, get_tokenizer
 from heritage_pipeline.sources.markdown import parse_markdown
 
+from .boundaries import fence_of, table_rows
 from .counting import DocState, PieceCounter, gc_paused
+from .excluded import embedded_text, excluded_count, ranges_in
 from .ids import anchor_key, breadcrumb
+
+ELLIPSIS = "…"  # stands for the elided anchors of a shortened breadcrumb (meta.anchors keeps the full path)
 from .params import params_for
 from .sections import SectionGrouper, block_index
 from .units import UnitBuilder
@@ -21,6 +25,29 @@ from .windows import WindowPacker
 if TYPE_CHECKING:
     from .params import ChunkParams
     from .units import Group, Window
+
+
+class ChunkState(DocState):
+    """:class:`~heritage_pipeline.chunking.counting.DocState` plus what the chunk records need besides counts: the
+    document's excluded ranges (``doc.meta["excluded"]``, offsets into ``doc.text``) and table numbers."""
+
+    __slots__ = ("doc_excluded", "excluded_starts", "_table_numbers")
+
+    def __init__(self, doc: ParsedDocument, counter: PieceCounter) -> None:
+        super().__init__(doc, counter)
+        ex = doc.meta.get("excluded") if doc.meta else None
+        self.doc_excluded: list[tuple[int, int]] = [(int(a), int(b)) for a, b in ex] if ex else []
+        self.excluded_starts = [a for a, _ in self.doc_excluded]
+        self._table_numbers: dict[int, int] | None = None
+
+    def table_number(self, bi: int) -> int:
+        """1-based number of table block ``bi`` among the document's tables (Markdown and HTML), in order."""
+        if self._table_numbers is None:
+            self._table_numbers = {}
+            for k, kind in enumerate(self.kinds):
+                if kind in ("table", "html_table"):
+                    self._table_numbers[k] = len(self._table_numbers) + 1
+        return self._table_numbers[bi]
 
 
 class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
@@ -34,6 +61,7 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
         self.tokenizer = tokenizer or get_tokenizer(self.config.tokenizer, self.config.tokenizer_backend)
         self._counter = PieceCounter(self.tokenizer)
         self._prefix_cache: dict[str, int] = {}
+        self._crumb_cache: dict[tuple[tuple[str, ...], int], str] = {}
         self._params: dict[tuple[str, str | None], ChunkParams] = {}
         self._max_level = self.config.hierarchy.max_level  # (a computed property of the config)
 
@@ -51,7 +79,7 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
         if not doc.blocks or not doc.sections:
             return []
         with gc_paused():
-            state = DocState(doc, self._counter)
+            state = ChunkState(doc, self._counter)
             # metadata shared by every chunk of the document (extraction_date: once per document)
             base = {"source_type": doc.source_type, "source_path": doc.source_path, "doc_id": doc.doc_id,
                     "lang": doc.lang, "language": doc.lang, "domain": params.domain, "extraction_date": extraction_day()}
@@ -65,9 +93,33 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
             return chunks
 
     def _prefix(self, anchors: list[str], params: ChunkParams, extra: str = "") -> str:
-        crumb = breadcrumb(anchors) if params.parent_titles and anchors else ""
+        crumb = self._crumb(anchors, params.prefix_budget) if params.parent_titles and anchors else ""
         if extra:
             return f"{crumb}\n{extra}" if crumb else extra
+        return crumb
+
+    def _crumb(self, anchors: list[str], budget: int) -> str:
+        """The breadcrumb of ``anchors`` within ``budget`` tokens (cached): the full path when it fits, else the
+        first anchor, an ellipsis and as many of the last anchors as fit (``H1 › … › H4``), else the last anchor
+        alone, else its first words and an ellipsis; "" when not even one word fits."""
+        key = (tuple(anchors), budget)
+        crumb = self._crumb_cache.get(key)
+        if crumb is not None:
+            return crumb
+        count = self.tokenizer.count
+        crumb = breadcrumb(anchors)
+        if count(crumb) > budget:
+            cands = [[anchors[0], ELLIPSIS] + anchors[-k:] for k in range(len(anchors) - 2, 0, -1)]
+            cands.append([anchors[-1]])
+            crumb = next((c for c in map(breadcrumb, cands) if count(c) <= budget), "")
+            if not crumb:
+                words = anchors[-1].split()
+                while words and count(" ".join(words) + " " + ELLIPSIS) > budget:
+                    words = words[: len(words) // 2] if len(words) > 8 else words[:-1]
+                crumb = " ".join(words) + " " + ELLIPSIS if words else ""
+        if len(self._crumb_cache) > 4096:
+            self._crumb_cache.clear()
+        self._crumb_cache[key] = crumb
         return crumb
 
     def _prefix_tokens(self, prefix: str) -> int:
@@ -83,7 +135,7 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
         return n
 
     # ------------------------------------------------------------------ output
-    def _make_chunk(self, st: "DocState", w: Window, g: Group, ids: dict[str, int],
+    def _make_chunk(self, st: "ChunkState", w: Window, g: Group, ids: dict[str, int],
                     base: dict[str, Any]) -> Chunk | None:
         """The chunk record of window ``w``; None when its text is blank (P-nonempty: a piece of only characters that
         str.strip() removes but the pre-tokenizer does not cut at, such as U+001C after a space)."""
@@ -101,8 +153,11 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
             raw_start, raw_end = doc.raw_span(w.start, w.end, fb, lb)
         anchors = w.anchors
         section = g.section
-        key = section.key if section is not None and section.key and len(g.secs) == 1 else ""
-        key = key or anchor_key(tuple(anchors))
+        if g.merged_headings and section is not None:  # tiny siblings merged: the id names the first section
+            key = section.key or anchor_key(tuple(section.anchors))
+        else:
+            key = section.key if section is not None and section.key and len(g.secs) == 1 else ""
+            key = key or anchor_key(tuple(anchors))
         n = ids.get(key, 0)
         ids[key] = n + 1
         sec_meta = section.meta if section is not None else {}
@@ -110,15 +165,51 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
         # (lists and tuples are copied into fresh lists by the validation)
         fields: dict[str, Any] = {**base, "source_id": sec_meta.get("source_id", doc.doc_id), "anchors": anchors,
                                   "context_prefix": w.prefix, "len_tokens": w.n_tokens, "block_kinds": w.kinds}
+        if w.suffix:
+            fields["context_suffix"] = w.suffix
         if sec_meta or extra:
             fields.update((k, v) for k, v in {**(extra or {}), **sec_meta}.items() if k != "source_id")
         quality = {"atomic_oversize": True, "oversize_reason": w.oversize} if w.oversize else {}
+        if st.doc_excluded:
+            excluded = ranges_in(st.doc_excluded, st.excluded_starts, w.start, w.end,
+                                 (lambda p: p - w.start) if st.norm is not None
+                                 else (lambda p: len(st.normalized(w.start, p))), len(text))
+            if excluded:
+                emb = embedded_text(w.prefix, text, excluded, w.suffix)
+                if not emb[len(w.prefix):].strip():
+                    return None  # nothing but excluded markup / running lines (content outside every chunk)
+                n_tok = excluded_count(self.tokenizer.count, w.prefix, text, excluded, w.suffix, w.n_tokens)
+                if n_tok <= self.config.quality.length.max_tokens or n_tok <= w.n_tokens:
+                    fields["excluded"], fields["len_tokens"] = excluded, n_tok
+        if "code" in w.kinds or "table" in w.kinds or "html_table" in w.kinds:
+            self._atomic_meta(st, w, fields, quality)
+        if g.secs and len(g.secs) > 1 and g.merged_headings:
+            fields["sections"] = list(g.merged_headings)
         # one validation of the whole record (``model_validate`` without its Python wrapper): pydantic-core does it
         # faster than model_construct (measured 16 us vs 23 us for the metadata alone) and it keeps parser-provided
         # fields checked
         return Chunk.__pydantic_validator__.validate_python(
             {"id": f"{doc.doc_id}#{key}#{n:03d}", "text": text, "meta": fields,
              "spans": {"char_start": raw_start, "char_end": raw_end}, "quality": quality})
+
+
+    def _atomic_meta(self, st: "ChunkState", w: Window, fields: dict[str, Any], quality: dict[str, Any]) -> None:
+        """Table and code facts of a chunk: ``meta.table_id`` / ``meta.table_rows`` when it holds (a piece of)
+        exactly one table, ``quality.unclosed_fence`` when it holds a fenced code block without a closing fence."""
+        doc = st.doc
+        first = block_index(doc.blocks, w.start)
+        last = block_index(doc.blocks, max(w.start, w.end - 1))
+        tables = [bi for bi in range(first, last + 1) if st.kinds[bi] in ("table", "html_table")]
+        if len(tables) == 1:
+            bi = tables[0]
+            fields["table_id"] = f"{doc.doc_id}#table-{st.table_number(bi)}"
+            fields["table_rows"] = table_rows(doc.text, doc.blocks[bi], w.start, w.end)
+        for bi in range(first, last + 1):
+            if st.kinds[bi] == "code":
+                fence = fence_of(doc.text, doc.blocks[bi])
+                if fence is not None and fence[1] < 0:
+                    quality["unclosed_fence"] = True
+                    break
 
 
 def resolve_config(config: ChunkingConfig | str | None = None, **overrides: Any) -> ChunkingConfig:

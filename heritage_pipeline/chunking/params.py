@@ -33,6 +33,7 @@ class ChunkParams:
     parent_titles: bool = True
     merge_small_sections: bool = True
     domain: str | None = None
+    prefix_budget: int = 175  # most tokens of the breadcrumb in a context prefix (ratio x size_tokens)
 
     @cached_property
     def whole_limit(self) -> int:
@@ -90,6 +91,7 @@ def params_for(config: ChunkingConfig, *, source_type: str = "document", domain:
         parent_titles=config.context.parent_titles,
         merge_small_sections=merge,
         domain=domain,
+        prefix_budget=max(1, int(config.context.prefix_budget_ratio * size)),
     )
 
 

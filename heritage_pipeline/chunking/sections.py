@@ -65,13 +65,16 @@ class SectionGrouper:
                 prev = out[-1]
                 pf, pc = self._group_counts(st, prev, params)
                 gf, gc = self._group_counts(st, g, params)
-                if pc < params.min_tokens and gc < params.min_tokens:
+                # tiny sibling sections merge up to the target: a group that is already a merge of tiny ones takes
+                # the next tiny sibling whatever its own size so far (else the 12th of 12 tiny options stayed alone)
+                if (pc < params.min_tokens or prev.merged_headings) and gc < params.min_tokens:
                     anchors = common_prefix(prev.anchors, g.anchors)
                     depth = max(prev.depth, g.depth)
                     total = pf + gc + self._prefix_tokens(self._prefix(anchors, params))
                     if len(anchors) >= depth - 1 and total <= params.size_tokens:
                         merged = _merge_groups(prev, g, section=prev.section)
                         merged.c_full, merged.c_core = pf + gf, pf + gc
+                        merged.merged_headings = (prev.merged_headings or _headings(doc, prev)) + _headings(doc, g)
                         out[-1] = merged
                         continue
             out.append(g)
@@ -101,6 +104,17 @@ class SectionGrouper:
             overlap = min(params.size_tokens // 2, round(params.size_tokens * adaptive_overlap_ratio(sec_text)))
         units = self._units(st, params, g)
         return self._pack(st, params, g, units, overlap)
+
+
+def _headings(doc, g: Group) -> tuple[str, ...]:
+    """Headings of a group's member sections (the last anchor of each), in order (meta.sections of a merge); a
+    body-less parent heading that joined its first child is the parent, not a merged section."""
+    out = []
+    for k in g.secs:
+        a = doc.sections[k].anchors
+        if a and not (len(a) < len(g.anchors) and g.anchors[: len(a)] == a):
+            out.append(a[-1])
+    return tuple(out)
 
 
 def _standalone(g: Group) -> bool:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from heritage_pipeline.core.structure import Section
 from heritage_pipeline.core.text import normalize
 
-from .boundaries import best_cut, html_row_pieces, is_fence_line, line_pieces, rstrip_end
+from .boundaries import best_cut, fence_of, html_row_pieces, is_fence_line, line_pieces, rstrip_end
 
 if TYPE_CHECKING:
     from .counting import DocState
@@ -59,6 +59,7 @@ class Window:
     kinds: tuple[str, ...]
     oversize: str | None
     anchors: list[str]
+    suffix: str = ""  # closing fence appended to the embedded text (the window ends inside a split code block)
 
 
 @dataclass(slots=True)
@@ -73,6 +74,7 @@ class Group:
     c_full: int = -1
     c_core: int = -1
     secs: tuple[int, ...] = ()  # indexes of member sections
+    merged_headings: tuple[str, ...] = ()  # headings of tiny sibling sections merged under one parent (meta.sections)
 
 
 class UnitBuilder:
@@ -163,6 +165,9 @@ class UnitBuilder:
         if b.kind in ("table", "code", "html_table") and b.header_end > b.start:
             cont = normalize(text[b.start : b.header_end])
         budget = params.max_tokens - self._prefix_tokens(self._prefix(anchors, params, cont)) - reserve
+        fence = fence_of(text, b)
+        if fence is not None:  # room for the closing fence every piece embeds (windows.WindowPacker._fence_suffix)
+            budget -= self.tokenizer.count("\n" + fence[0])
         target = max(32, min(params.size_tokens, budget))
         kind = b.kind
         if kind == "html_table":

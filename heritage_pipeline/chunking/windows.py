@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 
 from heritage_pipeline.core.models import join_prefix
 
-from .boundaries import SENTENCE_CUT
+from .excluded import embedded_text
+
+from .boundaries import SENTENCE_CUT, fence_of
 from .ids import common_prefix
 from .units import Head, Window
 
@@ -121,13 +123,18 @@ class WindowPacker:
                     n_tok = p_tok + f0 + sum(u.c_full for u in units[rest : j - 1]) + units[j - 1].c_core
             else:
                 n_tok = self.tokenizer.count(join_prefix(prefix, st.normalized(start, units[j - 1].content_end).rstrip()))
+            suffix = self._fence_suffix(st, units[j - 1])
+            if suffix:  # (the closing fence merges with the text's last tokens: counted exactly, with the cap)
+                n_tok = self.tokenizer.count(embedded_text(prefix, st.normalized(start, units[j - 1].content_end).rstrip(),
+                                                           (), suffix))
             if n_tok > cap and j - 1 <= i and head is None and prefix:
                 n_text = c0 if clean else self.tokenizer.count(st.normalized(start, units[j - 1].content_end).rstrip())
                 shorter = self._fitting_prefix(anchors, params, u0.cont_prefix, n_text, cap)
                 if shorter is not None:  # one unit that fits the cap alone: shorten the breadcrumb, never cut it
                     prefix = shorter
-                    n_tok = self._prefix_tokens(prefix) + n_text if clean else \
-                        self.tokenizer.count(join_prefix(prefix, st.normalized(start, units[j - 1].content_end).rstrip()))
+                    n_tok = self._prefix_tokens(prefix) + n_text if clean and not suffix else \
+                        self.tokenizer.count(embedded_text(prefix, st.normalized(start, units[j - 1].content_end).rstrip(),
+                                                           (), suffix))
             if n_tok <= cap or not shrink or (j - 1 <= i and head is None):
                 break
             if j - 1 > i:
@@ -144,7 +151,19 @@ class WindowPacker:
         if n_tok > cap and oversize is None:
             oversize = "a single unit that cannot be split further exceeds the cap"
         return Window(start, units[j - 1].content_end, n_tok, prefix, i, j - 1, head, tuple(kinds), oversize,
-                       list(anchors))
+                       list(anchors), suffix)
+
+    def _fence_suffix(self, st: "DocState", u: Unit) -> str:
+        """The closing fence to append when a window ends with ``u``, a piece of a fenced code block that stops
+        before the block's closing fence line (or of an unclosed block); "" otherwise. The fence is the opening
+        fence's run of backticks / tildes, so the embedded text is a balanced fenced block (SPEC §3)."""
+        if u.whole or u.parts[-1][1] != "code":
+            return ""
+        fence = fence_of(st.doc.text, st.doc.blocks[st.block_at(u.parts[-1][0])])
+        if fence is None:
+            return ""
+        opening, close_start = fence
+        return opening if close_start < 0 or u.content_end <= close_start else ""
 
     def _fitting_prefix(self, anchors: list[str], params: ChunkParams, cont: str, n: int, cap: int) -> str | None:
         """The longest context prefix (outer breadcrumb levels dropped first, then the repeated table header or

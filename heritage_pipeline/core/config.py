@@ -192,8 +192,29 @@ class TablesConfig(_Strict):
     summarize_over_cols: int = Field(default=20, ge=1)
 
 
+class LanguageConfig(_Strict):
+    """Language detection policy (:class:`heritage_pipeline.enrich.langid.LanguagePolicy`)."""
+
+    # a document nothing confident was detected for, in a folder that says nothing, gets this language
+    default: str = Field(default="und", pattern=r"^[a-z]{2,3}$")
+    # ISO 639-1 codes the detector chooses among; [] = every language of the model
+    candidates: list[str] = Field(default_factory=lambda: list(_langid_defaults().DEFAULT_CANDIDATES))
+    chunk_min_confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    segment_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    backend: Literal["py3langid", "lingua"] = "py3langid"
+
+
+def _langid_defaults():
+    from heritage_pipeline.enrich import langid
+
+    return langid
+
+
 class ContextConfig(_Strict):
     parent_titles: bool = True
+    # the breadcrumb in a chunk's context prefix is at most this share of the target size (tokens); longer ones are
+    # shortened, middle anchors elided first (meta.anchors keeps the full path)
+    prefix_budget_ratio: float = Field(default=0.25, gt=0.0, le=1.0)
     section_embedding: bool = True
     keywords: KeywordsConfig = KeywordsConfig()
     entities: EntitiesConfig = EntitiesConfig()
@@ -225,6 +246,9 @@ class ReadabilityConfig(_Strict):
 class LengthConfig(_Strict):
     min_tokens: int = Field(default=300, ge=0, le=SIZE_RANGE[1])
     max_tokens: int = Field(default=1200, ge=SIZE_RANGE[0], le=8192)
+    # table and code chunks (heritage_pipeline.enrich.quality.structural_chunk): a short table or snippet is whole
+    # content, not a fragment, so their lower bound is this instead of min_tokens
+    structural_min_tokens: int = Field(default=16, ge=0, le=SIZE_RANGE[1])
 
     @model_validator(mode="after")
     def _ordered(self) -> "LengthConfig":
@@ -263,6 +287,7 @@ class ChunkingConfig(_Strict):
     domains: DomainsConfig = DomainsConfig()
     sources: SourcesConfig = SourcesConfig()
     context: ContextConfig = ContextConfig()
+    language: LanguageConfig = LanguageConfig()
     quality: QualityConfig = QualityConfig()
     outputs: OutputsConfig = OutputsConfig()
 

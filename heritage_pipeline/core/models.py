@@ -97,10 +97,23 @@ class ChunkMeta(ChunkMetadata):
     doc_id: str
     anchors: list[str] = Field(default_factory=list)
     context_prefix: str = ""
+    # SPEC §3 text contract (heritage_pipeline.chunking.excluded): appended after the text when embedding (the
+    # closing fence of a split code piece), and [start, end) character offsets into ``text`` left out of the embedding
+    context_suffix: str = ""
+    excluded: list[list[int]] = Field(default_factory=list)
+    # headings of tiny sibling sections merged into this chunk (in order; [] for a chunk of one section)
+    sections: list[str] = Field(default_factory=list)
+    # pieces of one split table: the same table_id (<doc_id>#table-<n>) and the data rows they hold (1-based,
+    # inclusive, header rows not counted)
+    table_id: str | None = None
+    table_rows: list[int] | None = None
     keywords: list[str] = Field(default_factory=list)
     entities: dict[str, list[str]] = Field(default_factory=dict)
     len_tokens: int = 0
     lang: str = "und"
+    # confidence in [0, 1] of the chunk's own language detection (heritage_pipeline.enrich.langid.chunk_language);
+    # below language.chunk_min_confidence ``lang`` is inherited from the document; None before enrichment
+    lang_confidence: float | None = None
     domain: str | None = None
     block_kinds: list[str] = Field(default_factory=list)
     table_digest: str | None = None
@@ -148,6 +161,7 @@ class Quality(BaseModel):
     dup_penalty: float = 0.0
     atomic_oversize: bool = False
     oversize_reason: str | None = None
+    unclosed_fence: bool = False  # a fenced code block in the chunk has no closing fence (it runs to the file's end)
 
 
 class Chunk(BaseModel):
@@ -156,8 +170,8 @@ class Chunk(BaseModel):
     ``text`` is the chunk's source region ``raw[char_start:char_end]`` after the documented normalisation
     (:func:`heritage_pipeline.core.text.normalize`) for Markdown and plain text; for derived sources (HTML, JSON,
     CSV, YAML) it is the extracted text and the span covers the raw region it came from.
-    What is embedded is :meth:`embedding_text` (``meta.context_prefix`` + blank line + ``text``); ``len_tokens``
-    counts exactly that string in cl100k tokens.
+    What is embedded is :meth:`embedding_text` (``meta.context_prefix`` + blank line + ``text`` without the
+    ``meta.excluded`` ranges + ``meta.context_suffix``); ``len_tokens`` counts exactly that string in cl100k tokens.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -190,8 +204,15 @@ class Chunk(BaseModel):
         return self.meta.len_tokens
 
     def embedding_text(self) -> str:
-        """The exact string whose cl100k token count is ``meta.len_tokens`` (prefix, blank line, text)."""
-        return join_prefix(self.meta.context_prefix, self.text)
+        """The exact string whose cl100k token count is ``meta.len_tokens``
+        (:func:`heritage_pipeline.chunking.excluded.embedded_text`: prefix, blank line, text without the excluded
+        ranges, the suffix)."""
+        m = self.meta
+        if not m.excluded and not m.context_suffix:
+            return join_prefix(m.context_prefix, self.text)
+        from heritage_pipeline.chunking.excluded import embedded_text  # (chunking imports this module)
+
+        return embedded_text(m.context_prefix, self.text, m.excluded, m.context_suffix)
 
 
 def join_prefix(prefix: str, text: str) -> str:

@@ -6,11 +6,14 @@ Offsets everywhere are code points (Python ``str`` indices) into the decoded raw
 from __future__ import annotations
 
 import codecs
+import logging
 import re
 import unicodedata
 from dataclasses import dataclass
 
 import regex
+
+_log = logging.getLogger(__name__)
 
 # Non-breaking and other "odd" spaces that become one ASCII space each (never collapsed: code indentation matters).
 ODD_SPACES = "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
@@ -83,6 +86,7 @@ class DecodedText:
     text: str
     encoding: str
     had_bom: bool
+    warning: str = ""  # set when the text was read with replacement characters (names the file and byte offsets)
 
 
 class DecodeError(ValueError):
@@ -120,9 +124,30 @@ def _implausible(text: str) -> int:
     return bad
 
 
-# A file that is not valid UTF-8 is still taken for UTF-8 with corrupt bytes when at least this many valid multi-byte
-# characters occur, and this many per invalid sequence (CP1252 text rarely forms valid UTF-8 pairs, and then few).
+# A file that is not valid UTF-8 is refused (quarantined) when it holds at least this many valid multi-byte characters
+# but more invalid sequences than valid ones: most of its multi-byte sequences are broken, so neither reading is right.
+# Fewer valid ones than this next to more invalid ones are chance pairs in single-byte text ("É’" is C9 92, a valid
+# UTF-8 pair): the single-byte reading wins.
 UTF8_EVIDENCE = 4
+# Offsets named in the warning for a UTF-8 file read with replacement characters (the count is always given).
+_SHOWN_OFFSETS = 10
+
+
+def invalid_utf8_offsets(data: bytes) -> list[tuple[int, int]]:
+    """Byte ranges ``(start, end)`` of the invalid UTF-8 sequences in ``data``, in order; each is one replacement
+    character in ``data.decode("utf-8", errors="replace")``. Linear in ``len(data)`` (the decoder resumes after each
+    error on a zero-copy view)."""
+    out: list[tuple[int, int]] = []
+    view = memoryview(data)
+    pos = 0
+    while pos < len(data):
+        try:
+            codecs.utf_8_decode(view[pos:], "strict", True)
+            break
+        except UnicodeDecodeError as exc:
+            out.append((pos + exc.start, pos + exc.end))
+            pos += exc.end
+    return out
 
 
 def mostly_non_ascii(text: str) -> bool:
@@ -143,9 +168,14 @@ def decode_bytes(data: bytes, *, name: str = "<bytes>") -> DecodedText:
 
     Why not ``charset-normalizer`` alone: on short registry files it picked cp1250 for CP1252 Dutch text and turned
     ``Belvédère`` into ``Belvédčre`` (measured; its language model needs more text than a registry row has).
+    Bytes that are not valid UTF-8 but hold valid multi-byte UTF-8 sequences at least as many as invalid ones are a
+    UTF-8 file with stray bytes: decoded as UTF-8 with U+FFFD replacement characters, ``encoding`` says how many were
+    replaced and ``warning`` (also logged) names ``name`` and the byte offsets (:func:`invalid_utf8_offsets`). Bytes
+    >= 0x80 with no valid multi-byte sequence are single-byte text (the candidates below).
+
     Raises :class:`DecodeError` naming ``name`` for binary data (NUL bytes in a non-UTF-16 file), for UTF-8 text
-    with corrupt bytes (at least :data:`UTF8_EVIDENCE` valid multi-byte characters, and that many per invalid
-    sequence: a single-byte reading would mangle every accented letter), for bytes that only decode to mostly
+    where most multi-byte sequences are invalid (at least :data:`UTF8_EVIDENCE` valid ones, and more invalid
+    ones), for bytes that only decode to mostly
     non-ASCII characters (binary data, or a non-Latin code page such as cp1251), or bytes no candidate decodes.
     """
     if data.startswith(codecs.BOM_UTF8):
@@ -173,14 +203,22 @@ def decode_bytes(data: bytes, *, name: str = "<bytes>") -> DecodedText:
                 return DecodedText(data.decode(enc), f"{codecs.lookup(enc).name} (declared)", False)
         except (LookupError, UnicodeDecodeError):
             pass
+    bad = invalid_utf8_offsets(data)
     lenient = data.decode("utf-8", errors="replace")
-    n_bad = lenient.count("\ufffd")
-    n_multi = sum(1 for ch in lenient if ord(ch) > 0x7F) - n_bad
-    if n_multi >= UTF8_EVIDENCE and n_multi >= UTF8_EVIDENCE * n_bad:
-        # valid multi-byte UTF-8 characters far outnumber the broken bytes: a UTF-8 file with corrupt bytes. A single-byte
-        # decoding would turn every one of its accented letters into two wrong characters (Musée -> MusÃ©e).
-        raise DecodeError(f"{name}: UTF-8 text with {n_bad} invalid byte sequence(s), the first at byte {first_bad}; "
-                          "repair or re-save the file as UTF-8")
+    n_bad = len(bad)
+    n_multi = sum(1 for ch in lenient if ord(ch) > 0x7F) - lenient.count("\ufffd")
+    if n_multi >= 1 and n_multi >= n_bad:
+        # valid multi-byte UTF-8 sequences at least as many as the broken ones: a UTF-8 file with a few stray bytes
+        # (a Windows byte pasted in). A single-byte reading would turn every accented letter into two wrong
+        # characters (Musée -> MusÃ©e), so the stray bytes become U+FFFD and the warning says where they were.
+        shown = ", ".join(str(b0) for b0, _ in bad[:_SHOWN_OFFSETS]) + (", ..." if n_bad > _SHOWN_OFFSETS else "")
+        warning = (f"{name}: UTF-8 with {n_bad} invalid byte sequence(s) read as U+FFFD replacement characters, "
+                   f"at byte offset(s) {shown}")
+        _log.warning(warning)
+        return DecodedText(lenient, f"utf-8 ({n_bad} invalid byte sequence(s) replaced)", False, warning)
+    if n_multi >= UTF8_EVIDENCE:
+        raise DecodeError(f"{name}: UTF-8 text where most multi-byte sequences are invalid ({n_bad} invalid, "
+                          f"{n_multi} valid; the first invalid at byte {first_bad}); repair or re-save the file as UTF-8")
     candidates: list[tuple[int, int, str, str]] = []
     for rank, enc in enumerate(SINGLE_BYTE_ENCODINGS):
         try:

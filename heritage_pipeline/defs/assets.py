@@ -27,6 +27,7 @@ import warnings
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pyarrow as pa
@@ -40,6 +41,7 @@ from heritage_pipeline.core.config import (DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPE
 from heritage_pipeline.dedup.checks import deduped_checks, source_caps
 from heritage_pipeline.dedup.minhash import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
 from heritage_pipeline.sources.discovery import RawSource, discover, sources_to_table, table_to_sources
+from heritage_pipeline.enrich.langid import LanguagePolicy, policy_from
 from heritage_pipeline.enrich.heritage import annotate_heritage, copy_annotation, heritage_version, mention_context_key
 from heritage_pipeline.incremental.versions import (add_row_keys, chained_version, digest, is_current,
     read_if_code_version, read_if_version, reusable_rows, source_hash, stored_versions, with_versions,
@@ -64,36 +66,40 @@ QUARANTINE_COLUMN = "heritage_quarantine"  # parsed_sections: JSON list of the f
 
 
 @lru_cache(maxsize=8)
-def _discover_cached(data_dir: str, stamp: tuple, cache_path: str | None) -> list[RawSource]:
+def _discover_cached(data_dir: str, stamp: tuple, cache_path: str | None,
+                     policy: LanguagePolicy | None = None) -> list[RawSource]:
     if cache_path is None:
-        return discover(data_dir)
+        return discover(data_dir, policy=policy)
     from upath import UPath
 
     path = UPath(cache_path)
-    version = source_hash("sources.discovery")  # a new language detector invalidates the remembered languages
+    # a new language detector, or another language policy (candidates, thresholds), invalidates the remembered languages
+    version = source_hash("sources.discovery") + ":" + digest("language_policy", repr(policy or LanguagePolicy()))[:12]
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         stored = {}
     langs = dict(stored.get("languages", {})) if stored.get("version") == version else {}
     before = dict(langs)
-    sources = discover(data_dir, lang_cache=langs)
+    sources = discover(data_dir, lang_cache=langs, policy=policy)
     if langs != before:
         payload = json.dumps({"version": version, "languages": langs}, sort_keys=True)
         atomic_write(path, lambda tmp: tmp.write_text(payload, encoding="utf-8"))
     return sources
 
 
-def discover_once(data_dir: str | Path, cache_dir: str | None = None) -> list[RawSource]:
+def discover_once(data_dir: str | Path, cache_dir: str | None = None,
+                  policy: LanguagePolicy | None = None) -> list[RawSource]:
     """Discovery memoised per process on the (path, size, mtime) of every file: partitions of one run share it.
 
     ``cache_dir`` (the storage folder or URI): remember each file's detected language by content hash in
     ``<cache_dir>/languages.json``, so that a run over unchanged files does no language detection (and never loads
-    the language models).
+    the language models). ``policy``: the chunking config's language policy (fallback languages, candidates).
     """
     raw = Path(data_dir) / "raw"
     stamp = tuple(sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in raw.rglob("*") if p.is_file())) if raw.is_dir() else ()
-    return _discover_cached(str(data_dir), stamp, f"{str(cache_dir).rstrip('/')}/languages.json" if cache_dir else None)
+    return _discover_cached(str(data_dir), stamp, f"{str(cache_dir).rstrip('/')}/languages.json" if cache_dir else None,
+                            policy)
 
 
 def runtime_code_version(context: dg.AssetExecutionContext, settings: SettingsResource,
@@ -185,7 +191,7 @@ PARTITION_NOTE = (" Partitions are source_type x language: a combination without
 )
 def raw_sources(context: dg.AssetExecutionContext, settings: SettingsResource) -> dg.Output[pa.Table]:
     step = PartitionStep(context, settings, None)
-    sources = [s for s in discover_once(settings.data_dir, settings.storage) if s.partition == (step.source_type, step.lang)]
+    sources = [s for s in discover_once(settings.data_dir, settings.storage, policy_from(settings.chunking())) if s.partition == (step.source_type, step.lang)]
     step.data_version = digest("raw_sources", step.code_version, *sorted(
         "\x00".join((s.path, s.sha256, s.status, s.reason, s.lang, s.encoding)) for s in sources))
     previous = stored_versions(step.path)[0]
@@ -296,6 +302,16 @@ def _removed_content_metadata(table: pa.Table) -> dict:
             "website_main_content": table_md(("page", "main content"), rows[:200])}
 
 
+def _excluded_summary(docs) -> dict[str, Any]:
+    """Markup ranges and running header / footer lines excluded from the embedded text: totals and the documents
+    that have any (``doc.meta["excluded_counts"]`` of the Markdown / plain-text parser)."""
+    per_doc = {d.source_path: d.meta["excluded_counts"] for d in docs if d.meta.get("excluded_counts")}
+    return {"excluded_markup_ranges": sum(v["markup"] for v in per_doc.values()),
+            "running_header_footer_lines": sum(v["running_lines"] for v in per_doc.values()),
+            "running_lines_per_document": dg.MetadataValue.json(
+                {p: v["running_lines"] for p, v in sorted(per_doc.items()) if v["running_lines"]})}
+
+
 @dg.asset(
     group_name="chunk", kinds={"python", "parquet"}, **PARTITIONED,
     description="Chunks with exact cl100k token counts, breadcrumbs (meta.anchors) and spans into the raw file "
@@ -315,6 +331,10 @@ def chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokeni
         "max_len_tokens": max(lens, default=0),
         "mean_len_tokens": round(sum(lens) / len(lens), 1) if lens else 0.0,
         "atomic_oversize": sum(1 for c in out if c.quality.atomic_oversize),
+        # documents with a fenced code block that has no closing fence (its chunks: quality.unclosed_fence)
+        "unclosed_fences": len({c.meta.doc_id for c in out if c.quality.unclosed_fence}),
+        # SPEC §3 excluded ranges found per document (sources.markdown.markup_ranges / running_lines)
+        **_excluded_summary(docs),
         "length_histogram": histogram(lens, [0, 100, 300, 500, 700, 900, 1200], "tokens"),
     })
 

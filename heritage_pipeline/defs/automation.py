@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import dagster as dg
 
+from heritage_pipeline.enrich.langid import policy_from
+
 from .assets import discover_once
 from .partitions import language_partitions
 from .resources import SettingsResource
@@ -56,7 +58,7 @@ def nightly_csv_registry(context: dg.ScheduleEvaluationContext):
 @dg.sensor(minimum_interval_seconds=60, default_status=dg.DefaultSensorStatus.RUNNING,
            description="Registers the languages of newly discovered raw files as dynamic partitions.")
 def language_sensor(context: dg.SensorEvaluationContext, settings: SettingsResource):
-    found = sorted({s.lang for s in discover_once(settings.data_dir, settings.storage)})
+    found = sorted({s.lang for s in discover_once(settings.data_dir, settings.storage, policy_from(settings.chunking()))})
     known = set(context.instance.get_dynamic_partitions(language_partitions.name))
     new = [lang for lang in found if lang not in known]
     if not new:

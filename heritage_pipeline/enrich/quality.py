@@ -19,7 +19,8 @@ structured records (``csv_registry`` rows, ``yaml_instance`` entities) get no sc
 
 ``quality.readability_ok``: readability >= ``quality.readability.min_score_faq`` (50) for FAQ chunks (``meta.domain
 == "faq"``), >= ``min_score`` (40) otherwise (technical and legal text); null when there is no score.
-``quality.length_ok``: ``min_tokens <= meta.len_tokens <= max_tokens`` (300-1200 cl100k tokens by default).
+``quality.length_ok``: ``min_tokens <= meta.len_tokens <= max_tokens`` (300-1200 cl100k tokens by default); table and
+code chunks (:func:`structural_chunk`) have their own rule, ``structural_min_tokens <= meta.len_tokens <= max_tokens``.
 ``quality.boilerplate``: :func:`is_boilerplate`.
 ``quality.degenerate`` / ``degenerate_reason``: :func:`degenerate_reason` (one character per line, extraction
 garbage, no words, one phrase repeated); a degenerate chunk's composite score is 0, below any real text.
@@ -192,6 +193,16 @@ def composite_score(readability_value: float | None, len_tokens: int, min_tokens
     return round(0.4 * r + 0.4 * cov + 0.2 * (1.0 - min(1.0, max(0.0, dup_penalty))), 4)
 
 
+STRUCTURAL_KINDS = frozenset({"table", "html_table", "code"})
+
+
+def structural_chunk(c: Chunk) -> bool:
+    """True for a table or code chunk: every block kind in ``meta.block_kinds`` other than headings is a table or a
+    code block (a whole one, or a piece of a split one)."""
+    kinds = [k for k in c.meta.block_kinds if k != "heading"]
+    return bool(kinds) and all(k in STRUCTURAL_KINDS for k in kinds)
+
+
 def assess_chunk(c: Chunk, config: ChunkingConfig) -> None:
     """Fill one chunk's ``quality`` fields (readability, formula, readability_ok, length_ok, boilerplate,
     provisional score without duplicate penalty) in place."""
@@ -204,7 +215,8 @@ def assess_chunk(c: Chunk, config: ChunkingConfig) -> None:
     c.quality.readability = score
     c.quality.readability_formula = formula
     c.quality.readability_ok = None if score is None else score >= threshold
-    c.quality.length_ok = q.length.min_tokens <= c.meta.len_tokens <= q.length.max_tokens
+    low = q.length.structural_min_tokens if structural_chunk(c) else q.length.min_tokens
+    c.quality.length_ok = low <= c.meta.len_tokens <= q.length.max_tokens
     c.quality.boilerplate = is_boilerplate(c.text)
     c.quality.degenerate_reason = degenerate_reason(c.text)
     c.quality.degenerate = c.quality.degenerate_reason is not None

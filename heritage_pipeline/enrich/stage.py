@@ -6,7 +6,8 @@
   (:func:`~heritage_pipeline.enrich.keywords.rake_keywords`); per-language stop words from ``stop-words``.
 * ``meta.entities``: ``{label: [names]}`` for ORG, PRODUCT, LAW, API, CLASS, FUNC by rules
   (:func:`~heritage_pipeline.enrich.ner.simple_ner`).
-* ``meta.lang``: per-chunk language (:mod:`heritage_pipeline.enrich.langid`); ``meta.language`` keeps the document's.
+* ``meta.lang`` = ``meta.language``: per-chunk language, ``meta.lang_confidence`` its detection's confidence
+  (:func:`heritage_pipeline.enrich.langid.chunk_language`: inherited from the document below the threshold).
 * tables and code blocks -> ``meta.table_*`` / ``meta.code_*`` (:func:`enrich_structure`).
 * ``section_emb``: embedding of ``" › ".join(anchors)``, once per distinct breadcrumb (and never again with the
   embedding cache).
@@ -25,7 +26,7 @@ from heritage_pipeline.core.config import ChunkingConfig
 from heritage_pipeline.core.models import Chunk
 
 from .keywords import embedding_keywords, is_record, keybert_keywords, rake_keywords, record_keywords
-from .langid import detect_chunk_language
+from .langid import chunk_language, policy_from
 from .ner import simple_ner
 
 
@@ -84,8 +85,9 @@ def section_embeddings(chunks: list[Chunk], embedder, cache=None) -> int:
 
 def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, doc_vectors: np.ndarray | None = None,
                   cache=None, timings: dict[str, float] | None = None) -> list[Chunk]:
-    """Fill, in place, on every chunk: ``meta.lang`` (:func:`heritage_pipeline.enrich.langid.detect_chunk_language`, the
-    document language unless the chunk's own detection is confident), table and code metadata
+    """Fill, in place, on every chunk: ``meta.lang`` = ``meta.language`` and ``meta.lang_confidence``
+    (:func:`heritage_pipeline.enrich.langid.chunk_language`: the document language unless the chunk's own detection
+    is confident; a registry row always its file's), table and code metadata
     (:func:`enrich_structure`), ``meta.entities`` (:func:`simple_ner`, merged with entities already present),
     ``meta.keywords`` (KeyBERT batched per language, or RAKE) and ``section_emb``. Returns ``chunks``.
 
@@ -111,9 +113,13 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
         ValueError: an embedding-based keyword method is configured without an embedder or chunk vectors.
     """
     ctx = config.context
+    policy = policy_from(config)
     for c in chunks:
         with timed(timings, "langid"):
-            c.meta.lang = detect_chunk_language(c.text, c.meta.language)
+            # (meta.language arrives as the document's language from the chunker; afterwards both are the chunk's)
+            lang, conf = chunk_language(c.text, c.meta.language, policy=policy, source_type=c.meta.source_type)
+            c.meta.lang = c.meta.language = lang
+            c.meta.lang_confidence = round(conf, 4)
         with timed(timings, "tables_code"):
             enrich_structure(c, config)
         if ctx.entities.ner == "simple":

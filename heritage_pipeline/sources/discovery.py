@@ -22,7 +22,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from heritage_pipeline.core.config import SOURCE_TYPES
-from heritage_pipeline.enrich.langid import UNDETERMINED, detect_document_language, strip_markup
+from heritage_pipeline.enrich.langid import (UNDETERMINED, LanguagePolicy, detect_document_language, resolve_folder_languages,
+                                             strip_markup)
 from heritage_pipeline.core.text import DecodeError, decode_bytes
 
 EXTENSION_TYPES = {
@@ -97,10 +98,14 @@ def infer_source_type(path: str | Path) -> str | None:
     return EXTENSION_TYPES.get(Path(path).suffix.lower())
 
 
-def discover(data_dir: str | Path, *, lang_cache: dict[str, str] | None = None) -> list[RawSource]:
+def discover(data_dir: str | Path, *, lang_cache: dict[str, str] | None = None,
+             policy: LanguagePolicy | None = None) -> list[RawSource]:
     """All input files under ``<data_dir>/raw/<source_type>/``, decoded and language-tagged, sorted by path.
 
-    ``lang_cache`` (see :func:`load_source`) lets unchanged files skip language detection.
+    ``lang_cache`` (see :func:`load_source`) lets unchanged files skip language detection. ``policy`` (the
+    chunking config's ``language`` section, :func:`heritage_pipeline.enrich.langid.policy_from`): a file with no
+    confident detection takes its source folder's language or the policy default
+    (:func:`~heritage_pipeline.enrich.langid.resolve_folder_languages`).
     Raises FileNotFoundError naming the folder when ``<data_dir>/raw`` does not exist.
     """
     root = Path(data_dir)
@@ -122,8 +127,12 @@ def discover(data_dir: str | Path, *, lang_cache: dict[str, str] | None = None) 
             continue
         for f in iter_files(entry):
             out.append(load_source(f, source_type=entry.name, rel_path=f.relative_to(root).as_posix(),
-                                   lang_cache=lang_cache))
-    return sorted(out, key=lambda s: s.path)
+                                   lang_cache=lang_cache, policy=policy))
+    out.sort(key=lambda s: s.path)
+    ok = [s for s in out if s.status == "ok"]
+    for s, lang in zip(ok, resolve_folder_languages([(s.path, s.lang) for s in ok], policy)):
+        s.lang = lang
+    return out
 
 
 def iter_files(folder: str | Path) -> list[Path]:
@@ -135,7 +144,8 @@ def iter_files(folder: str | Path) -> list[Path]:
 
 
 def load_source(path: str | Path, *, source_type: str | None = None, rel_path: str | None = None,
-                lang: str | None = None, lang_cache: dict[str, str] | None = None) -> RawSource:
+                lang: str | None = None, lang_cache: dict[str, str] | None = None,
+                policy: LanguagePolicy | None = None) -> RawSource:
     """Read, decode and language-tag one file. Never raises: problems become ``skipped``/``quarantined``.
 
     ``lang_cache``: ``{"<source_type>:<sha256 of the bytes>": language}``, read and filled in place, so that a file
@@ -169,6 +179,8 @@ def load_source(path: str | Path, *, source_type: str | None = None, rel_path: s
         src.status, src.reason = "quarantined", str(exc).removeprefix(f"{shown}: ")
         return src
     src.encoding = decoded.encoding
+    if decoded.warning:  # (an ok file's reason is otherwise empty: the raw_sources table shows it next to the encoding)
+        src.reason = decoded.warning.removeprefix(f"{shown}: ")
     if not decoded.text.strip():
         src.status, src.reason = "skipped", "empty file (no text)"
         return src
@@ -179,24 +191,38 @@ def load_source(path: str | Path, *, source_type: str | None = None, rel_path: s
     elif lang_cache is not None and key in lang_cache:
         src.lang = lang_cache[key]
     else:
-        src.lang = detect_source_language(decoded.text, st)
+        src.lang = detect_source_language(decoded.text, st, policy)
         if lang_cache is not None:
             lang_cache[key] = src.lang
     return src
 
 
-def detect_source_language(text: str, source_type: str) -> str:
-    """Document-level language for partitioning (ISO 639-1, ``mul`` for mixed, ``und`` if undetermined)."""
+def detect_source_language(text: str, source_type: str, policy: LanguagePolicy | None = None) -> str:
+    """Document-level language for partitioning (ISO 639-1, ``mul`` for mixed, ``und`` if nothing was detected
+    confidently; :func:`heritage_pipeline.enrich.langid.document_language`).
+
+    A CSV registry votes with groups of 20 rows (at most 400 rows, evenly spaced over the whole file), each group
+    the words of the header and the rows' cells that hold words (identifiers, numbers and URLs left out): one
+    language per file from all rows (short names alone came out ``ha`` / ``pcm`` with the full language model)."""
     if source_type == "conversation":
         segments = _json_strings(text)
     elif source_type == "csv_registry":
-        segments = [" ".join(re.split(r"[,;\t|]", line)) for line in text.splitlines()[1:400]]
-        segments = ["\n".join(segments[i : i + 20]) for i in range(0, len(segments), 20)]
+        lines = text.splitlines()
+        rows = [" ".join(c.strip() for c in re.split(r"[,;\t|]", line) if _WORDY_CELL.search(c) and "://" not in c)
+                for line in lines[1:]]
+        rows = [r for r in rows if r]
+        step = max(1, len(rows) // 400)
+        rows = rows[::step]
+        header = " ".join(_WORDY_CELL.findall(lines[0])) if lines else ""
+        segments = [header + "\n" + "\n".join(rows[i : i + 20]) for i in range(0, len(rows), 20)]
     elif source_type == "yaml_instance":
         segments = [m.group(1) for m in re.finditer(r":\s*[>|]?-?\s*\n?((?:[^\n:]{30,}\n?)+)", text)] or [text]
     else:
         segments = _PARAGRAPHS.split(strip_markup(text)[:400_000])
-    return detect_document_language(segments, markup=False)
+    return detect_document_language(segments, markup=False, policy=policy)
+
+
+_WORDY_CELL = re.compile(r"[^\W\d_]{3,}")
 
 
 def _json_strings(text: str) -> list[str]:

@@ -503,10 +503,36 @@ class _Scanner:
 
     def add_html(self, start: int, end: int, force_table: bool = False) -> None:
         if force_table or _TABLE_OPEN.search(self.s, start, end):
-            m = _TR_CLOSE.search(self.s, start, end)
-            self.add("html_table", start, header_end=m.end() if m else 0)
+            self.add("html_table", start, header_end=html_header_end(self.s, start, end))
         else:
             self.add("html", start)
+
+
+_TD_OPEN = re.compile(r"<td\b", re.IGNORECASE)
+_THEAD_CLOSE = re.compile(r"</thead\s*>", re.IGNORECASE)
+
+
+def html_header_end(s: str, start: int, end: int) -> int:
+    """End of the header rows of the HTML table in ``s[start:end]`` (repeated whole in each later piece when the
+    table is split): the last ``</tr>`` inside ``<thead>``, else of the leading rows that hold ``<th>`` cells and
+    no ``<td>`` (a two-row header: a group row and a column row), else of the first row; 0 without rows."""
+    first = _TR_CLOSE.search(s, start, end)
+    if first is None:
+        return 0
+    td = _TD_OPEN.search(s, start, end)
+    limit = td.start() if td else end
+    thead = _THEAD_CLOSE.search(s, start, limit)
+    header = first.end()
+    while True:
+        nxt = _TR_CLOSE.search(s, header, limit)
+        if nxt is None:
+            break
+        if thead is None and "<th" not in s[header : nxt.end()].lower():
+            break
+        if thead is not None and nxt.end() > thead.start():
+            break
+        header = nxt.end()
+    return header
 
 
 def _unbalanced_table(s: str, start: int, end: int) -> bool:
@@ -590,6 +616,11 @@ def parse_markdown(text: str, *, doc_id: str, source_path: str, lang: str = "und
                 sec.anchors = [root] + list(sec.anchors)
         title = root
     meta: dict = {"title": title}
+    markup = markup_ranges(text, blocks)
+    running = running_lines(text, blocks, sections, source_path.lower().endswith(".txt"))
+    if markup or running:  # (SPEC §3: excluded from the embedded text; the chunker cuts them per chunk)
+        meta["excluded"] = [list(r) for r in _union(markup + running)]
+        meta["excluded_counts"] = {"markup": len(markup), "running_lines": len(running)}
     if front:
         meta["front_matter"] = {str(k): (v if isinstance(v, (str, int, float, bool, list, dict)) or v is None else str(v))
                                 for k, v in front.items()}
@@ -604,6 +635,111 @@ def parse_markdown(text: str, *, doc_id: str, source_path: str, lang: str = "und
         text_is_raw=True,
         meta=meta,
     )
+
+
+# Markup that is not content (SPEC §3 excluded ranges; issue 16.5). Found in prose-like blocks only: code, raw HTML
+# blocks and HTML tables keep their markup (it is their content, or what renders a table), and inline code spans are
+# left alone (`<div>` in backticks is text about a tag).
+_MARKUP_KINDS = frozenset({"paragraph", "heading", "list_item", "blockquote", "admonition", "table"})
+# MkDocs / Python-Markdown attribute lists ``{ #id .class key=value }`` and Kramdown ``{: .class }`` (an attribute
+# list starts with "#", "." or ":" after the brace and optional spaces; "{x}" prose and "{{ jinja }}" are not one)
+_ATTR = re.compile(r"\{(?!\{)[ \t]*(?::[^{}\n]*|[#.][A-Za-z_][^{}\n]*)\}")
+# MkDocs include directives (FastAPI's docs: ``{* ../../docs_src/app.py hl[3] *}``)
+_INCLUDE = re.compile(r"\{\*[^\n]*?\*\}")
+_CODE_SPAN = re.compile(r"(`+)[^\n]*?\1")
+
+
+def markup_ranges(text: str, blocks: list[Block]) -> list[tuple[int, int]]:
+    """Character ranges of ``text`` holding markup that is not content, to be left out of the embedded text
+    (never out of ``text``): MkDocs attribute lists ``{ #anchor }``, include directives ``{* file *}``, Kramdown
+    ``{: .class }``, inline HTML tags and comments (``<p>``, ``<a href='...'>``, ``</a>``, ``<br/>``; the words
+    between tags stay). Only in paragraphs, headings, list items, blockquotes, admonitions and pipe tables, never
+    inside inline code spans. Sorted, non-overlapping; with the whitespace before an attribute list or include at
+    the end of a line, so no trailing blank is left."""
+    if "<" not in text and "{" not in text:
+        return []
+    out: list[tuple[int, int]] = []
+    for b in blocks:
+        if b.kind not in _MARKUP_KINDS:
+            continue
+        seg = text[b.start : b.content_end]
+        if "<" not in seg and "{" not in seg:
+            continue
+        masked = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), seg) if "`" in seg else seg
+        found: list[tuple[int, int]] = []
+        if "{" in masked:
+            for pat in (_INCLUDE, _ATTR):
+                for m in pat.finditer(masked):
+                    a, e = m.start(), m.end()
+                    while a > 0 and masked[a - 1] in " \t":  # the blank before it goes too
+                        a -= 1
+                    found.append((a, e))
+        if "<" in masked:
+            found.extend(m.span() for m in _TAG.finditer(masked))
+        for a, e in found:
+            out.append((b.start + a, b.start + e))
+    return _union(out)
+
+
+def _union(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, e in sorted(ranges):
+        if out and a <= out[-1][1]:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((a, e))
+    return out
+
+
+_DIGITS = re.compile(r"\d+")
+RUNNING_EDGE_LINES = 2  # non-blank lines at the top and at the bottom of a page / section that may be running lines
+RUNNING_MIN_PAGES = 3  # fewer pages (or sections) than this: nothing can be said to recur
+RUNNING_MAX_CHARS = 100  # a running header / footer is one short line (a title, an ISSN, "Page 3 of 12")
+
+
+def running_lines(text: str, blocks: list[Block], sections: list, plain_text: bool) -> list[tuple[int, int]]:
+    """Running page headers and footers: a line among the first / last :data:`RUNNING_EDGE_LINES` non-blank lines
+    of a page (the first and last one only on a page of at most twice as many lines) of at most
+    :data:`RUNNING_MAX_CHARS` characters that recurs, digits aside ("Page 3 of 12" = "Page 7 of 12"), on at least half of the pages, with at
+    least :data:`RUNNING_MIN_PAGES` pages. Pages are form-feed separated; a plain-text document without form feeds
+    uses its heading sections instead (their heading lines are never running lines). Returns the ranges of every
+    such occurrence, each a whole line with its line break (SPEC §3 excluded ranges)."""
+    if "\f" in text:
+        pages: list[tuple[int, int]] = []
+        pos = 0
+        for m in re.finditer("\f", text):
+            pages.append((pos, m.start()))
+            pos = m.end()
+        pages.append((pos, len(text)))
+        headings: set[int] = set()
+    elif plain_text and len(sections) >= RUNNING_MIN_PAGES:
+        pages = [(blocks[sec.first].start, blocks[sec.last - 1].end) for sec in sections if sec.last > sec.first]
+        headings = {b.start for b in blocks if b.kind == "heading"}
+    else:
+        return []
+    pages = [(a, e) for a, e in pages if text[a:e].strip()]
+    if len(pages) < RUNNING_MIN_PAGES:
+        return []
+    seen: dict[str, set[int]] = {}
+    where: list[tuple[str, int, int]] = []
+    for k, (a, e) in enumerate(pages):
+        lines = []
+        pos = a
+        for ln in text[a:e].splitlines(keepends=True):
+            if ln.strip() and pos not in headings:
+                lines.append((pos, pos + len(ln), ln))
+            pos += len(ln)
+        n_edge = RUNNING_EDGE_LINES if len(lines) > 2 * RUNNING_EDGE_LINES else 1
+        edge = lines[:n_edge] + lines[max(n_edge, len(lines) - n_edge) :]
+        for ls, le, ln in edge:
+            key = " ".join(_DIGITS.sub("#", ln.replace("\f", "")).split())
+            if 0 < len(key) <= RUNNING_MAX_CHARS:
+                seen.setdefault(key, set()).add(k)
+                where.append((key, ls, le))
+    need = max(2, -(-len(pages) // 2))
+    # (a line on every page that is all of its page is content, not a running line)
+    return _union([(ls, le) for key, ls, le in where if len(seen[key]) >= need])
 
 
 def front_matter(text: str, blocks: list[Block]) -> dict:

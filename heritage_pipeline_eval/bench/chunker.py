@@ -197,7 +197,7 @@ def make_contestants(names: list[str]) -> dict[str, tuple[Callable[[], Peer], in
 
         def factory() -> Peer:
             def peer(text: str) -> list[Chunked]:
-                return [(c.text, c.char_start, c.char_end, c.meta.len_tokens, join_prefix(c.meta.context_prefix, c.text))
+                return [(c.text, c.char_start, c.char_end, c.meta.len_tokens, c.embedding_text())
                         for c in chunk_text(text, config=cfg)]
             return peer
         return factory

@@ -14,7 +14,6 @@ from heritage_pipeline.chunking.chunker import Chunker, resolve_config
 from heritage_pipeline.chunking.params import adaptive_overlap_ratio, lexical_entropy, params_for
 from heritage_pipeline.core.config import ConfigError, config_from
 from heritage_pipeline.sources.markdown import parse_markdown
-from heritage_pipeline.core.models import join_prefix
 from heritage_pipeline.core.structure import DerivedTextBuilder, ParsedDocument
 from heritage_pipeline.core.text import normalize
 
@@ -37,7 +36,7 @@ def test_chunk_text_returns_citable_chunks(tokenizer):
     assert (c.char_start, c.char_end) == (0, len(text.rstrip()))
     assert c.text == normalize(text[c.char_start : c.char_end])
     assert c.anchors == ["Guide"] and c.context_prefix == "Guide"
-    assert c.len_tokens == tokenizer.count(join_prefix(c.context_prefix, c.text))
+    assert c.len_tokens == tokenizer.count(c.embedding_text())
 
 
 @pytest.mark.parametrize("text", ["", "   \n\n\t ", "\ufeff", "\ufeff\n\u00a0\n"])
@@ -261,7 +260,7 @@ def test_lone_surrogates_in_a_windowed_document(overrides, tokenizer):
         chunks = chunk_text(text, **overrides)
         assert len(chunks) > 5
         for c in chunks:
-            assert c.meta.len_tokens == tokenizer.count(join_prefix(c.meta.context_prefix, c.text))
+            assert c.meta.len_tokens == tokenizer.count(c.embedding_text())
             assert normalize(text[c.char_start : c.char_end]) == c.text
 
 
@@ -344,5 +343,5 @@ def test_derived_documents_map_chunks_to_raw_regions(tokenizer):
     assert len(chunks) > 1
     for c in chunks:
         assert 0 <= c.char_start < c.char_end <= len(raw)
-        assert c.len_tokens == tokenizer.count(join_prefix(c.context_prefix, c.text)) <= 800
+        assert c.len_tokens == tokenizer.count(c.embedding_text()) <= 800
     assert chunks[0].char_start == 4 and chunks[-1].char_end == start + len(P * 40)

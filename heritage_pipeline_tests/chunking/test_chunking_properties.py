@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from heritage_pipeline.chunking.chunker import Chunker, resolve_config
 from heritage_pipeline.chunking.params import params_for
 from heritage_pipeline.sources.markdown import parse_markdown
-from heritage_pipeline.core.models import join_prefix
 from heritage_pipeline.core.text import normalize
 
 from heritage_pipeline_tests._chunk_checks import check_basic, check_cover, check_sections, contains
@@ -123,4 +122,4 @@ def test_context_prefix_counts_towards_the_cap(tokenizer):
     assert len(chunks) > 3
     for c in chunks:
         assert c.context_prefix.startswith("Heading words")
-        assert tokenizer.count(join_prefix(c.context_prefix, c.text)) == c.len_tokens <= 300
+        assert tokenizer.count(c.embedding_text()) == c.len_tokens <= 300

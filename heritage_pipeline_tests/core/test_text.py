@@ -9,7 +9,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heritage_pipeline.core.text import (DecodeError, decode_bytes, grapheme_boundaries, is_blank, line_starts,
+from heritage_pipeline.core.text import (DecodeError, decode_bytes, invalid_utf8_offsets, grapheme_boundaries, is_blank, line_starts,
     normalize, normalize_inner)
 
 
@@ -79,18 +79,71 @@ def test_token_ends_are_the_utf8_ends_of_the_tokens(tokenizer, s):
     assert list(ends) == [sum(len(p) for p in pieces[: i + 1]) for i in range(len(pieces))]
 
 
-def test_utf8_with_a_corrupt_byte_is_refused_not_mangled():
-    """One bad byte in a UTF-8 file must not turn every accented letter into mojibake (Musée -> Mus√©e)."""
-    data = "Le Musée d'Orsay et la Bibliothèque nationale.\n".encode("utf-8") * 20 + b"\xff\n"
-    with pytest.raises(DecodeError, match=r"x\.md: UTF-8 text with 1 invalid byte sequence\(s\), the first at byte"):
+def test_utf8_with_a_stray_windows_byte_is_read_as_utf8_with_a_warning(caplog):
+    """One stray CP1252 byte in a UTF-8 CSV must not turn every accented letter into mojibake (Musée -> MusÃ©e)."""
+    head = "name;city\nMusée Réattu;Arles\n".encode("utf-8")
+    data = head + b"Caf\xe9 de la Gare;Li\xe8ge\n" + "Château;Blois\n".encode("utf-8")
+    with caplog.at_level("WARNING"):
+        d = decode_bytes(data, name="reg.csv")
+    assert d.text.startswith("name;city\nMusée Réattu;Arles\nCaf\ufffd de la Gare;Li\ufffd")
+    assert "Château" in d.text and "Ã" not in d.text
+    assert d.encoding == "utf-8 (2 invalid byte sequence(s) replaced)"
+    first = len(head) + 3
+    assert d.warning == (f"reg.csv: UTF-8 with 2 invalid byte sequence(s) read as U+FFFD replacement characters, "
+                         f"at byte offset(s) {first}, {first + 15}")
+    assert d.warning in caplog.text
+    assert data[first] == 0xE9
+
+
+def test_one_valid_pair_and_one_stray_byte_is_utf8():
+    # the smallest shape: a single valid multi-byte sequence outweighs a single stray byte
+    d = decode_bytes("Musée".encode("utf-8") + b" \x92s", name="a.txt")
+    assert d.text == "Musée \ufffds" and d.warning.startswith("a.txt: UTF-8 with 1 invalid")
+
+
+def test_mostly_invalid_utf8_is_refused_not_mangled():
+    data = "Le Musée d'Orsay.\n".encode("utf-8") * 5 + b"\xff\xfe\xfd \xc3 \xe2\x82 \xf0 \xff \xfe\n"
+    with pytest.raises(DecodeError, match=r"x\.md: UTF-8 text where most multi-byte sequences are invalid \(8 invalid, 5 valid"):
         decode_bytes(data, name="x.md")
+
+
+def test_invalid_utf8_offsets_are_the_replacement_characters():
+    data = b"a\xffb\xc3\xa9\xe2\x82c\xf0"
+    assert invalid_utf8_offsets(data) == [(1, 2), (5, 7), (8, 9)]
+    assert data.decode("utf-8", errors="replace").count("\ufffd") == 3
+    assert invalid_utf8_offsets("é".encode()) == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\ufeff\ufffd"), min_size=1),
+       st.lists(st.integers(min_value=0, max_value=10_000), max_size=3), st.sampled_from([b"\x92", b"\xe9", b"\xff"]))
+def test_valid_utf8_with_a_few_stray_bytes_keeps_every_valid_character(text, where, stray):
+    """Property: stray bytes inserted at line-independent positions into UTF-8 text with at least as many non-ASCII
+    characters never change the other characters: the result is the text with one U+FFFD per stray byte."""
+    raw = text.encode("utf-8")
+    n_multi = sum(1 for ch in text if ord(ch) > 0x7F)
+    # insert only between characters (not inside a multi-byte sequence)
+    bounds = sorted({len(text[:k].encode()) for k in range(len(text) + 1)})
+    cuts = sorted({bounds[w % len(bounds)] for w in where})
+    if not cuts or n_multi < len(cuts):
+        return
+    data, expect, prev = b"", "", 0
+    for c in cuts:
+        data += raw[prev:c] + stray
+        prev = c
+    data += raw[prev:]
+    if b"\x00" in data[:8192]:
+        return
+    d = decode_bytes(data, name="p")
+    assert d.text.replace("\ufffd", "") == text
+    assert len(invalid_utf8_offsets(data)) == d.text.count("\ufffd") <= len(cuts)
 
 
 def test_random_high_bytes_and_cyrillic_code_pages_are_refused():
     import random
 
     rnd = random.Random(3)
-    with pytest.raises(DecodeError, match="binary data or an unsupported encoding"):
+    with pytest.raises(DecodeError, match="binary data or an unsupported encoding|most multi-byte sequences are invalid"):
         decode_bytes(bytes(rnd.randrange(0x80, 0x100) for _ in range(4096)), name="noise.md")
     with pytest.raises(DecodeError, match="unsupported encoding"):
         decode_bytes("Государственный исторический музей в Москве".encode("cp1251"), name="ru.md")

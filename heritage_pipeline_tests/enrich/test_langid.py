@@ -50,3 +50,85 @@ def test_golden_documents_accuracy(shared_data):
 def test_unknown_backend():
     with pytest.raises(ValueError, match="unknown language-detection backend"):
         get_detector("nope")
+
+
+# ------------------------------------------------------------------ issue 13.7: confidence, inheritance, registries
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from heritage_pipeline.enrich.langid import (DEFAULT_CANDIDATES, LanguagePolicy, chunk_language,  # noqa: E402
+    document_language, folder_language, resolve_folder_languages)
+from heritage_pipeline.sources.discovery import detect_source_language  # noqa: E402
+
+
+def test_short_english_strings_are_not_rare_languages():
+    """With the full 142-language model "Hello world, hello" came out as a rare language; among the candidates it is
+    English or nothing, and a low-confidence guess is inherited from the document, not taken."""
+    for s in ("Hello world, hello", "Hello world and welcome", "British Museum, London"):
+        lang, _ = detect_language(s)
+        assert lang in ("en", UNDETERMINED), (s, lang)
+    assert chunk_language("Hello world and welcome", "nl")[0] == "nl"  # under the threshold: the document's
+    assert chunk_language("Hello world and welcome", UNDETERMINED, policy=LanguagePolicy(default="en"))[0] == "en"
+    lang, conf = chunk_language("Hello world and welcome", "nl")
+    assert 0.0 < conf < 0.8
+
+
+def test_five_row_english_csv_is_english_and_its_rows_keep_it():
+    csv = ("id,name,city,type\n1,British Museum,London,museum\n2,National Gallery,London,gallery\n"
+           "3,Science Museum,London,museum\n4,Natural History Museum,London,museum\n5,Tate Modern,London,gallery\n")
+    assert detect_source_language(csv, "csv_registry") == "en"
+    # every row chunk of a single-language registry carries the file's language, with its own confidence
+    lang, conf = chunk_language("5,Tate Modern,London,gallery", "en", source_type="csv_registry")
+    assert lang == "en" and 0.0 <= conf <= 1.0
+
+
+def test_a_page_with_english_menu_items_is_german_not_mixed():
+    german = ("Das Museum zeigt Gemälde, Skulpturen und Zeichnungen aus sieben Jahrhunderten. Die Sammlung wird "
+              "ständig erweitert und in wechselnden Ausstellungen präsentiert.")
+    menu = ["Home", "Shop online", "Tickets and opening hours", "Contact us", "Newsletter sign-up", "Press"]
+    lang, conf = document_language([german] + menu)
+    assert lang == "de" and conf > 0.5
+    assert document_language(menu[:1]) == (UNDETERMINED, 0.0)
+
+
+def test_an_undetermined_document_takes_its_folder_language_then_the_default():
+    items = [("raw/document/museum/a.md", "nl"), ("raw/document/museum/b.md", "nl"),
+             ("raw/document/museum/c.md", "fr"), ("raw/document/museum/tiny.md", UNDETERMINED),
+             ("raw/document/golden/de/x.md", UNDETERMINED), ("raw/document/lone/y.md", UNDETERMINED),
+             ("raw/document/mixed/z.md", MIXED)]
+    got = resolve_folder_languages(items, LanguagePolicy(default="en"))
+    assert got == ["nl", "nl", "fr", "nl", "de", "en", MIXED]
+    assert folder_language("golden/fr/docs/a.md") == "fr" and folder_language("docs/a.md") is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(min_size=0, max_size=80), st.sampled_from(["en", "nl", "fr", UNDETERMINED, MIXED]),
+       st.sampled_from(["document", "website", "csv_registry"]))
+def test_chunk_language_is_a_candidate_or_inherited(text, doc_lang, source_type):
+    """Property: a chunk's language is its own confident detection (a candidate), else inherited; the confidence is
+    in [0, 1]."""
+    lang, conf = chunk_language(text, doc_lang, source_type=source_type)
+    assert 0.0 <= conf <= 1.0
+    inherited = doc_lang if doc_lang != UNDETERMINED else "und"
+    assert lang == inherited or (lang in DEFAULT_CANDIDATES and conf >= 0.8)
+
+
+def test_enriched_chunks_have_lang_equal_language_and_the_partition_language():
+    """A single-language file: every chunk's ``meta.lang`` == ``meta.language`` == the partition language, even for
+    a short name-only section (it inherits); a confident other-language passage is relabelled in both fields."""
+    from heritage_pipeline.chunking import chunk_text
+    from heritage_pipeline.core.config import config_from
+    from heritage_pipeline.enrich.stage import enrich_chunks
+
+    nl = ("Het museum toont schilderijen, beelden en tekeningen uit zeven eeuwen. De collectie wordt voortdurend "
+          "uitgebreid en in wisselende tentoonstellingen getoond aan het publiek. ") * 8
+    text = f"# Collectie\n\n{nl}\n\n# Rembrandt van Rijn\n\nRembrandt Harmenszoon van Rijn\n"
+    cfg = config_from(None, {"context.keywords.method": "rake", "context.section_embedding": False})
+    chunks = enrich_chunks(chunk_text(text, lang="nl", min_tokens=20), cfg)
+    assert len(chunks) >= 1
+    for c in chunks:
+        assert c.meta.lang == c.meta.language == "nl" and c.meta.lang_confidence is not None
+    english = ("Collection descriptors are uploaded to the registry as tables with associated titles and "
+               "descriptions. Each line corresponds to a group of specimens described and each column is a descriptor.")
+    mixed = enrich_chunks(chunk_text(f"# A\n\n{nl}\n\n# B\n\n{english * 4}\n", lang="nl", min_tokens=20), cfg)
+    assert {(c.meta.lang, c.meta.language) for c in mixed} == {("nl", "nl"), ("en", "en")}
