@@ -18,6 +18,9 @@ Ratios (targets of issue 17):
 * keywords ÷ embedding = keyword seconds of the full run / embedding-only time of all its chunks (<= 0.25);
 * ablation ÷ rest = ``ablation_report`` seconds / (wall_full - ``ablation_report`` seconds) (<= 1.0).
 
+The same two ratios are also printed against the passage-vector seconds inside the runs (``passage_vectors``
+sub-step: the embedding the enrichment does, cold cache), which share the runs' machine load.
+
 Run it from the code to profile (``cd <checkout> && python -m heritage_pipeline_eval.bench.profile``, or with
 ``--code DIR`` to profile another checkout's ``heritage_pipeline``, e.g. main's, with this script).
 Shared 2-core machine: compare the ratios within one run of this script.
@@ -218,6 +221,13 @@ def main() -> None:
         print("keywords / embedding-only: n/a (this code does not record enrichment sub-steps)")
     print(f"ablation / rest of run: {abl:.1f} / {full['wall_s'] - abl:.1f} = {abl / (full['wall_s'] - abl):.2f}x "
           "(target <= 1.0)")
+    pv_full, pv_bundled = full["substeps"].get("passage_vectors"), bundled["substeps"].get("passage_vectors")
+    if pv_full and pv_bundled is not None:
+        # the same ratios against the embedding done inside the runs (enrichment's passage vectors, cold cache):
+        # measured under the same machine load as the rest of the run, unlike the separate embedding-only pass
+        print(f"in-run: marginal / marginal passage-vector seconds: {marginal:.1f} / {pv_full - pv_bundled:.1f} = "
+              f"{marginal / (pv_full - pv_bundled):.2f}x; keywords / passage vectors: {kw:.1f} / {pv_full:.1f} = "
+              f"{kw / pv_full:.3f}x")
     if args.json:
         Path(args.json).write_text(json.dumps({
             "code": str(code),
