@@ -102,9 +102,9 @@ def test_parsed_sections_asset_metadata_lists_removed_content_per_page():
 
     docs = [_page("lead_paragraph.html"), _page("article_sibling.html")]
     meta = _removed_content_metadata(docs_to_table(docs))
-    table = meta["website_main_content"].value
-    assert "lead_paragraph.html" in table and docs[0].meta["removed_summary"] in table
-    totals = meta["website_removed_chars"].value
+    pages = {r.data["page"]: r.data["main content"] for r in meta["website_main_content"].value.records}
+    assert pages["lead_paragraph.html"] == docs[0].meta["removed_summary"]
+    totals = {r.data["reason"]: r.data["characters"] for r in meta["website_removed_chars"].value.records}
     assert totals["cookie banner"] == docs[0].meta["removed_chars"]["cookie banner"]
     assert totals["navigation"] == sum(d.meta["removed_chars"].get("navigation", 0) for d in docs)
 
