@@ -501,21 +501,30 @@ def load_chunking_config(path: str | Path | None = None, **overrides: Any) -> Ch
         ConfigError: the file is missing, not YAML, or holds an invalid value (the message names file and key).
     """
     resolved = Path(path) if path is not None else DEFAULT_CHUNKING_CONFIG
+    key = (str(resolved) if path is not None else None, _mtime(resolved), json.dumps(overrides, sort_keys=True, default=str))
+    return _cached(key, lambda: _load_chunking_config(path, **overrides))  # type: ignore[return-value]
+
+
+_CONFIG_CACHE: dict[tuple[Any, ...], BaseModel] = {}  # both loaders; keyed by file version
+
+
+def _mtime(path: Path) -> int:
+    """The file's modification time in nanoseconds (-1 when it cannot be read): part of the config cache key."""
     try:
-        stamp = resolved.stat().st_mtime_ns
+        return path.stat().st_mtime_ns
     except OSError:
-        stamp = -1
-    key = (str(resolved) if path is not None else None, stamp, json.dumps(overrides, sort_keys=True, default=str))
+        return -1
+
+
+def _cached(key: tuple[Any, ...], load: Any) -> BaseModel:
+    """``_CONFIG_CACHE[key]``, filled by ``load()`` on a miss (the cache is emptied past 64 entries)."""
     cfg = _CONFIG_CACHE.get(key)
     if cfg is None:
-        cfg = _load_chunking_config(path, **overrides)
+        cfg = load()
         if len(_CONFIG_CACHE) > 64:
             _CONFIG_CACHE.clear()
         _CONFIG_CACHE[key] = cfg
     return cfg
-
-
-_CONFIG_CACHE: dict[tuple[Any, ...], BaseModel] = {}  # both loaders; keyed by file version
 
 
 def _load_chunking_config(path: str | Path | None = None, **overrides: Any) -> ChunkingConfig:
@@ -552,18 +561,8 @@ def load_pipeline_config(path: str | Path | None = None) -> PipelineConfig:
         ConfigError: the file is missing, not YAML, or holds an invalid value (the message names file and key).
     """
     resolved = Path(path) if path is not None else DEFAULT_PIPELINE_CONFIG
-    try:
-        stamp = resolved.stat().st_mtime_ns
-    except OSError:
-        stamp = -1
-    key = ("pipeline", str(resolved.resolve()), stamp)
-    cfg = _CONFIG_CACHE.get(key)
-    if cfg is None:
-        cfg = _load_pipeline_config(resolved)
-        if len(_CONFIG_CACHE) > 64:
-            _CONFIG_CACHE.clear()
-        _CONFIG_CACHE[key] = cfg
-    return cfg  # type: ignore[return-value]
+    key = ("pipeline", str(resolved.resolve()), _mtime(resolved))
+    return _cached(key, lambda: _load_pipeline_config(resolved))  # type: ignore[return-value]
 
 
 def _load_pipeline_config(path: Path) -> PipelineConfig:
