@@ -153,7 +153,10 @@ def quarantine_records(storage: str | Path) -> list[QuarantineRecord]:
     for qf in sorted((storage / "quarantine").rglob("*.jsonl")):
         for line in qf.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                records.append(QuarantineRecord.model_validate_json(line))
+                rec = QuarantineRecord.model_validate_json(line)
+                if rec.source_type is None:  # the file is named after its partition's source type
+                    rec = rec.model_copy(update={"source_type": qf.stem})
+                records.append(rec)
     unique = {(r.path, r.reason): r for r in records}  # a file refused at discovery is also recorded at parse time
     return [unique[k] for k in sorted(unique)]
 

@@ -106,7 +106,9 @@ class InputSummary:
         for kind, c in sorted(self.parts.items()):
             out.append(f"{kind}: {c.read} read = {c.chunked} chunked + {c.left_out} left out + {c.quarantined} quarantined")
         for kind, groups in sorted(self.quarantined_parts.items()):
-            out.append(f"quarantined parts of {kind} files ({sum(g.count for g in groups)} records):")
+            n = sum(g.count for g in groups)
+            what = "parts of files" if kind == "parts" else kind
+            out.append(f"quarantined {what} ({n} {'record' if n == 1 else 'records'}):")
             out += [f"  {g.line()}" for g in groups]
         if self.registries:
             out.append(f"registry column mappings ({len(self.registries)} files):")
