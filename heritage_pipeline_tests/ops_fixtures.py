@@ -135,7 +135,9 @@ def metadata(result, asset: str) -> dict:
     """Materialisation metadata of ``asset`` in a run result, as plain values."""
     mats = [m for m in result.get_asset_materialization_events() if m.asset_key.to_user_string() == asset]
     assert mats, f"{asset} was not materialised"
-    return {k: v.value for k, v in mats[-1].materialization.metadata.items()}
+    from heritage_pipeline.defs.metadata import plain
+
+    return {k: plain(v) for k, v in mats[-1].materialization.metadata.items()}
 
 
 def index_rows(uri: str | Path, table: str = "chunks") -> list[dict]:

@@ -149,10 +149,12 @@ def _run(args: argparse.Namespace, pcfg, out: Path, verbose: int) -> tuple:
 def _materialized_metadata(events) -> dict[str, dict]:
     """asset key -> {metadata key: plain value} of the asset materialisation events of a Dagster run (the last one
     per asset; for the partitioned assets of one partition run, one per asset)."""
+    from heritage_pipeline.defs.metadata import plain
+
     out: dict[str, dict] = {}
     for ev in events:
         mat = ev.event_specific_data.materialization
-        out[mat.asset_key.to_user_string()] = {k: getattr(v, "value", v) for k, v in mat.metadata.items()}
+        out[mat.asset_key.to_user_string()] = {k: plain(v) for k, v in mat.metadata.items()}
     return out
 
 

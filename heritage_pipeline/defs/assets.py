@@ -308,8 +308,8 @@ def _excluded_summary(docs) -> dict[str, Any]:
     per_doc = {d.source_path: d.meta["excluded_counts"] for d in docs if d.meta.get("excluded_counts")}
     return {"excluded_markup_ranges": sum(v["markup"] for v in per_doc.values()),
             "running_header_footer_lines": sum(v["running_lines"] for v in per_doc.values()),
-            "running_lines_per_document": dg.MetadataValue.json(
-                {p: v["running_lines"] for p, v in sorted(per_doc.items()) if v["running_lines"]})}
+            "running_lines_per_document": table_md(("document", "running lines"),
+                                                   [(p, v["running_lines"]) for p, v in sorted(per_doc.items()) if v["running_lines"]])}
 
 
 @dg.asset(
@@ -400,7 +400,7 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
         "with_heritage_mentions": sum(1 for c in items if c.meta.mentioned_entities),
         "distinct_breadcrumbs": len(crumbs),
         "chunk_languages": table_md(("language", "chunks"), sorted(Counter(c.meta.lang for c in items).items())),
-        "seconds_by_substep": dg.MetadataValue.json({k: round(v, 3) for k, v in sorted(seconds.items())}),
+        "seconds_by_substep": table_md(("sub-step", "seconds"), [(k, round(v, 3)) for k, v in sorted(seconds.items())]),
     })
 
 
@@ -561,7 +561,8 @@ def lancedb_index(context: dg.AssetExecutionContext, settings: SettingsResource,
     return dg.MaterializeResult(data_version=dg.DataVersion(res.data_version), metadata={
         "dagster/row_count": res.rows, "partitions": res.partitions, "index_bytes": res.index_bytes,
         "lancedb_version": res.lancedb_version,
-        "partitions_rewritten": dg.MetadataValue.json(res.rewritten), "partitions_removed": dg.MetadataValue.json(res.removed),
+        "partitions_rewritten": table_md(("partition",), [(k,) for k in res.rewritten]),
+        "partitions_removed": table_md(("partition",), [(k,) for k in res.removed]),
         "uri": dg.MetadataValue.path(lancedb.uri), "jsonl": dg.MetadataValue.path(str(OutputLayout(settings.output_path).chunks_jsonl)),
         "jsonl_lines": res.jsonl_lines, "quarantined_files": res.quarantined,
         "quarantine": dg.MetadataValue.path(str(OutputLayout(settings.output_path).quarantine_jsonl)),

@@ -55,3 +55,21 @@ def histogram(values: Iterable[float], edges: Sequence[float], label: str) -> dg
                 break
     names = [f"{edges[i]:g}-{edges[i + 1]:g}" if i < len(edges) - 2 else f">= {edges[i]:g}" for i in range(len(counts))]
     return table((label, "chunks"), zip(names, counts))
+
+
+def plain(value) -> object:
+    """The plain Python value of a metadata value, for code that reads materialisations back (the run summary, tests):
+    a one-column table becomes the list of its cells, a wider table the list of its rows as dicts, anything else its
+    ``.value``.
+
+    Args:
+        value: a Dagster metadata value (or an already plain value).
+
+    Returns:
+        The plain value.
+    """
+    if isinstance(value, dg.TableMetadataValue):
+        rows = [dict(r.data) for r in value.records]
+        cols = [c.name for c in value.schema.columns] if value.schema else []
+        return [r[cols[0]] for r in rows] if len(cols) == 1 else rows
+    return getattr(value, "value", value)

@@ -132,8 +132,12 @@ def step_seconds(home: Path) -> tuple[dict[str, float], dict[str, float]]:
         for rec in inst.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION):
             mat = rec.dagster_event.event_specific_data.materialization
             value = mat.metadata.get("seconds_by_substep")
-            if value is not None:
-                for k, v in value.data.items():
+            if value is not None:  # a table of (sub-step, seconds) rows (older runs: a JSON object)
+                from heritage_pipeline.defs.metadata import plain
+
+                rows = plain(value)
+                pairs = rows.items() if isinstance(rows, dict) else ((r["sub-step"], r["seconds"]) for r in rows)
+                for k, v in pairs:
                     subs[k] += float(v)
     return dict(steps), dict(subs)
 

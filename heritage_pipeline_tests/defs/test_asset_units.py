@@ -72,3 +72,16 @@ def test_metadata_tables_keep_partition_keys_and_numbers():
     assert [r.data["partition"] for r in t.records] == ["en|document", "fr|website"]
     h = histogram([50, 150, 150, 2000], [0, 100, 300, 1200], "tokens")
     assert [(r.data["tokens"], r.data["chunks"]) for r in h.records] == [("0-100", 1), ("100-300", 2), (">= 300", 1)]
+
+
+def test_plain_reads_tables_back_as_lists():
+    """The run summary and the tests read materialisation metadata back with ``plain``: a one-column table (the
+    index's partitions_rewritten) is the list of its cells, a wider table its rows, other values their value."""
+    import dagster as dg
+
+    from heritage_pipeline.defs.metadata import plain, table
+
+    assert plain(table(("partition",), [("nl|csv_registry",), ("en|document",)])) == ["nl|csv_registry", "en|document"]
+    assert plain(table(("partition",), [])) == []
+    assert plain(table(("partition", "chunks"), [("en|document", 3)])) == [{"partition": "en|document", "chunks": 3}]
+    assert plain(dg.MetadataValue.int(4)) == 4 and plain(True) is True
