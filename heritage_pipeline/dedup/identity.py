@@ -2,7 +2,9 @@
 
 Two records are the same institution when they share an identifier (:func:`identity_keys`): an ISIL, a Wikidata
 QID, an ``hc_id``, a GHCID, a GND or VIAF id, any other ``identifier:<scheme>`` of a LinkML entity, a registration
-number (within one country) or a registry's own local id (within that registry file). Records without a shared
+number (within one country) or a registry's own local id (within that registry file) — these two scoped ids only
+where they are unique within their file (a value that several rows of one file carry is a parent organisation's or
+system's id, not the row's). Records without a shared
 identifier are different institutions, however similar their text (rows of a registry that share a long
 description but have other names or ISILs are all kept); only records whose whole text is identical after
 normalisation (the same row twice) are merged without an identifier.
@@ -22,6 +24,7 @@ is kept or absorbed whole, and the chunks of one unit never absorb each other.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from heritage_pipeline.core.config import DedupConfig
@@ -32,6 +35,7 @@ from .minhash import REASON_EXACT, DedupRecord, content_hash, dedup_chunks
 
 RECORD_SOURCES = ("csv_registry", "yaml_instance")
 REASON_IDENTITY = "same identity"
+SCOPED_PREFIXES = ("local:", "reg:")  # identity keys valid only where unique within one file (see identity_dedup)
 _QID = re.compile(r"(Q[1-9]\d*)$")
 # meta.extra slot -> key prefix; values are `; `-joined lists
 _GLOBAL_SLOTS = {"slot:isil_code": "isil", "slot:gnd_id": "gnd", "slot:viaf_id": "viaf", "slot:dbs_id": "dbs"}
@@ -91,6 +95,7 @@ class IdentityStats:
     merged_identity: int = 0
     merged_exact: int = 0
     keys: dict[str, int] = field(default_factory=dict)  # key scheme -> merges it caused
+    ambiguous_keys: int = 0  # scoped ids (local id, registration number) repeated inside one file: not used
 
 
 def _unit_key(c: Chunk) -> str:
@@ -119,6 +124,14 @@ def identity_dedup(chunks: list[Chunk], stats: IdentityStats | None = None) -> t
     names = list(units)
     stats.units = len(names)
     ukeys = {u: set().union(*(identity_keys(chunks[i]) for i in units[u])) for u in names}
+    # A scoped id (a registry's local id, a registration number) that several records of one file carry is not a
+    # record identity there (e.g. a library system's LIBID on each of its 88 outlets): it merges nothing.
+    per_file: Counter[tuple[str, str]] = Counter(
+        (k, chunks[units[u][0]].meta.doc_id) for u in names for k in ukeys[u] if k.startswith(SCOPED_PREFIXES))
+    ambiguous = {k for (k, _), n in per_file.items() if n > 1}
+    stats.ambiguous_keys = len(ambiguous)
+    if ambiguous:
+        ukeys = {u: ks - ambiguous for u, ks in ukeys.items()}
     uhash = {u: content_hash("\n".join(chunks[i].text for i in units[u])) for u in names}
     stats.with_identity = sum(1 for u in names if ukeys[u])
     by_key: dict[str, list[str]] = {}

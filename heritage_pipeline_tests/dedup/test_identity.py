@@ -87,6 +87,23 @@ def test_local_ids_are_scoped_to_their_registry():
     assert len(identity_dedup([a, b])[0]) == 2
 
 
+def test_a_scoped_id_repeated_inside_one_file_merges_nothing():
+    """A library system's id (LIBID) on each of its outlets, or one registration number on several branches, is not
+    the rows' identity: outlets with other names and places are all kept (a real US outlet file collapsed 88 LA
+    County branches into one before)."""
+    rows = [rec(i, f"preferred_label: Branch {i}\nsettlement: Town {i}", extra={"slot:local_id": "M658"})
+            for i in range(5)]
+    rows += [rec(9, "preferred_label: HQ", extra={"slot:registration_number": "123"}, country_code="NL"),
+             rec(10, "preferred_label: Branch", extra={"slot:registration_number": "123"}, country_code="NL")]
+    stats = IdentityStats()
+    kept, log = identity_dedup(rows, stats)
+    assert len(kept) == len(rows) and log == [] and stats.ambiguous_keys == 2
+    # unique within its file, the same scoped id still merges across files (registration number, one country)
+    other = rec(11, "preferred_label: HQ BV", extra={"slot:registration_number": "777"}, country_code="NL", doc="b.csv")
+    mine = rec(12, "preferred_label: HQ", extra={"slot:registration_number": "777"}, country_code="NL")
+    assert len(identity_dedup([mine, other])[0]) == 1
+
+
 def test_prose_still_goes_through_minhash():
     from heritage_pipeline.core.config import DedupConfig
     from heritage_pipeline_tests._chunks import make_chunk
