@@ -32,9 +32,9 @@ NIGHTLY_TZ = "Europe/Amsterdam"
 def build_jobs(executor_def: dg.ExecutorDefinition = dg.in_process_executor) -> list[dg.UnresolvedAssetJobDefinition]:
     """``ingest_job`` and ``index_job`` running on ``executor_def``."""
     return [
-        dg.define_asset_job("ingest_job", selection=dg.AssetSelection.keys(*PARTITIONED_KEYS), executor_def=executor_def,
+        dg.define_asset_job("ingest_job", selection=dg.AssetSelection.assets(*PARTITIONED_KEYS), executor_def=executor_def,
                             description="Raw sources to embedded chunks for one source_type x language partition."),
-        dg.define_asset_job("index_job", selection=dg.AssetSelection.keys("lancedb_index", "ablation_report"),
+        dg.define_asset_job("index_job", selection=dg.AssetSelection.assets("lancedb_index", "ablation_report"),
                             executor_def=executor_def, tags=INDEX_WRITES_TAG,
                             description="Sync the LanceDB index with every materialised partition, then the ablation report."),
     ]
@@ -67,7 +67,7 @@ def language_sensor(context: dg.SensorEvaluationContext, settings: SettingsResou
 
 
 index_automation = dg.AutomationConditionSensorDefinition(
-    "index_automation", target=dg.AssetSelection.keys("lancedb_index"), minimum_interval_seconds=60,
+    "index_automation", target=dg.AssetSelection.assets("lancedb_index"), minimum_interval_seconds=60,
     run_tags=INDEX_WRITES_TAG,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Materialises lancedb_index after partitions were updated (e.g. by the nightly registry runs).")
