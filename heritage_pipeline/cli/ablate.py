@@ -19,6 +19,7 @@ from .run import recommendation_lines
 
 # --------------------------------------------------------------------------------------------------------- ablate
 def cmd_ablate(args: argparse.Namespace) -> int:
+    from heritage_pipeline.core.storage import OutputLayout
     from heritage_pipeline.embed.cache import EmbeddingCache
     from heritage_pipeline.embed.embedders import make_embedder
     from heritage_pipeline_eval.ablation import default_distractors, distractor_docs, run_ablation
@@ -69,7 +70,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     t0 = time.perf_counter()
     with quiet_output(out / "ablate.log", getattr(args, "verbose", 0)) as log_path, ProgressDisplay():
-        embedder = make_embedder(pcfg.embedder, model_cache=pcfg.output_path / "cache" / "models")
+        embedder = make_embedder(pcfg.embedder, model_cache=OutputLayout(pcfg.output_path).model_cache)
         cache = EmbeddingCache(args.cache or out / "embeddings.sqlite")
         try:  # each grid point's scores go to the log; the progress display shows the grid with its ETA
             result = run_ablation(golden, distractors, cfg, abl, embedder, cache, out,

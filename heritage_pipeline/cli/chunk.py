@@ -98,6 +98,7 @@ def _process(args: argparse.Namespace, files: list[Path], cfg, pcfg):
     """Read, parse, chunk, enrich and deduplicate ``files``; returns (sources, parsed, items, kept, dedup log, cfg)."""
     from heritage_pipeline import stages as P
     from heritage_pipeline.core.progress import advance, phase
+    from heritage_pipeline.core.storage import OutputLayout
     from heritage_pipeline.embed.cache import EmbeddingCache
     from heritage_pipeline.embed.embedders import make_embedder
     from heritage_pipeline.sources.discovery import load_source
@@ -123,7 +124,7 @@ def _process(args: argparse.Namespace, files: list[Path], cfg, pcfg):
         from concurrent.futures import ThreadPoolExecutor
 
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-load")
-        loader = pool.submit(make_embedder, pcfg.embedder, model_cache=pcfg.output_path / "cache" / "models")
+        loader = pool.submit(make_embedder, pcfg.embedder, model_cache=OutputLayout(pcfg.output_path).model_cache)
         pool.shutdown(wait=False)
     with phase("parsing", f"{len(sources)} files"):
         parsed = P.parse_sources(sources, cfg)

@@ -41,8 +41,9 @@ def default_model_cache() -> Path:
     if env:
         return Path(env)
     from heritage_pipeline.core.config import load_pipeline_config
+    from heritage_pipeline.core.storage import OutputLayout
 
-    return load_pipeline_config().output_path / "cache" / "models"
+    return OutputLayout(load_pipeline_config().output_path).model_cache
 
 
 def derived_model_dir(kind: str, source: str, root: str | Path | None = None) -> Path:

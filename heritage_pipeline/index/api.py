@@ -108,9 +108,10 @@ class Searcher:
         """The query embedder (built on first use from ``embedder`` in the configuration; checked against the
         model that built the index). Raises ValueError on a model mismatch."""
         if self._embedder is None:
+            from heritage_pipeline.core.storage import OutputLayout
             from heritage_pipeline.embed.embedders import make_embedder
 
-            self._embedder = make_embedder(self.config.embedder, model_cache=self.config.output_path / "cache" / "models")
+            self._embedder = make_embedder(self.config.embedder, model_cache=OutputLayout(self.config.output_path).model_cache)
         check_embedder(self.table, self._embedder)
         return self._embedder
 
