@@ -20,7 +20,7 @@ from heritage_pipeline.dedup.identity import dedup_records_and_prose
 from heritage_pipeline.dedup.minhash import DedupRecord
 from heritage_pipeline.sources.discovery import RawSource
 from heritage_pipeline.embed.cache import EmbeddingCache, embed_with_cache
-from heritage_pipeline.enrich.keywords import is_record
+from heritage_pipeline.enrich.keywords import is_registry_row
 from heritage_pipeline.enrich.stage import enrich_chunks
 from heritage_pipeline.enrich.heritage import annotate_heritage
 from heritage_pipeline.sources.linkml import type_label
@@ -119,7 +119,7 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
         annotate_heritage(chunks, config, data_dir)  # heritage mentions + coreference -> meta.mentioned_entities
     doc_vectors = None
     embedded = 0
-    prose = [c for c in chunks if not is_record(c)]  # registry rows take their slot values as keywords: no vectors
+    prose = [c for c in chunks if not is_registry_row(c)]  # registry rows take their slot values as keywords: no vectors
     if embedder is not None and config.context.keywords.method in ("keybert", "embedding") and prose:
         with timed(timings, "passage_vectors"):
             doc_vectors, _, embedded = passage_vectors(prose, embedder, ecfg or EmbedderConfig(), cache)

@@ -130,9 +130,9 @@ def _process(args: argparse.Namespace, files: list[Path], cfg, pcfg):
         parsed = P.parse_sources(sources, cfg)
     with phase("chunking", f"{len(parsed.docs)} documents"):
         items = P.chunk_documents(parsed.docs, cfg)
-    from heritage_pipeline.enrich.keywords import is_record
+    from heritage_pipeline.enrich.keywords import is_registry_row
 
-    embedder = loader.result() if (loader is not None and any(not is_record(c) for c in items)) else None
+    embedder = loader.result() if (loader is not None and any(not is_registry_row(c) for c in items)) else None
     if embedder is None and cfg.context.keywords.method in ("keybert", "embedding"):
         cfg = cfg.model_copy(update={"context": cfg.context.model_copy(update={
             "keywords": cfg.context.keywords.model_copy(update={"method": "rake"})})})

@@ -357,7 +357,7 @@ RECORD_KEYWORD_SLOTS = ("preferred_label", "alternative_label", "custodian_type"
                         "local_id", "aggregator_membership")
 
 
-def is_record(chunk) -> bool:
+def is_registry_row(chunk) -> bool:
     """A registry row (``source_type`` ``csv_registry``): its text is ``slot: value`` lines, so its keywords are its
     slot values (:func:`record_keywords`) and KeyBERT / RAKE are not run on it."""
     return chunk.meta.source_type == "csv_registry"

@@ -25,7 +25,7 @@ from heritage_pipeline.chunking.ids import breadcrumb
 from heritage_pipeline.core.config import ChunkingConfig
 from heritage_pipeline.core.models import Chunk
 
-from .keywords import embedding_keywords, is_record, keybert_keywords, rake_keywords, record_keywords
+from .keywords import embedding_keywords, is_registry_row, keybert_keywords, rake_keywords, record_keywords
 from .langid import chunk_language, policy_from
 from .ner import simple_ner
 
@@ -91,7 +91,7 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
     (:func:`enrich_structure`), ``meta.entities`` (:func:`simple_ner`, merged with entities already present),
     ``meta.keywords`` (KeyBERT batched per language, or RAKE) and ``section_emb``. Returns ``chunks``.
 
-    Registry rows (:func:`~heritage_pipeline.enrich.keywords.is_record`) get their slot values as keywords
+    Registry rows (:func:`~heritage_pipeline.enrich.keywords.is_registry_row`) get their slot values as keywords
     (:func:`~heritage_pipeline.enrich.keywords.record_keywords`) and no section embedding (``section_emb`` None: the
     row is its own section).
 
@@ -131,10 +131,10 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
                     bucket.extend(n for n in names if n not in bucket)
                 c.meta.entities = merged
     method = ctx.keywords.method
-    records = [c for c in chunks if is_record(c)]
-    prose = [c for c in chunks if not is_record(c)]
+    records = [c for c in chunks if is_registry_row(c)]
+    prose = [c for c in chunks if not is_registry_row(c)]
     if doc_vectors is not None and len(doc_vectors) == len(chunks) and records:
-        doc_vectors = doc_vectors[[i for i, c in enumerate(chunks) if not is_record(c)]]
+        doc_vectors = doc_vectors[[i for i, c in enumerate(chunks) if not is_registry_row(c)]]
     with timed(timings, "keywords"):
         if method != "none":
             for c in records:  # a registry row's keywords are its slot values: no KeyBERT / RAKE on `slot: value` lines
