@@ -118,6 +118,11 @@ class _PositionMap(HTMLParser):
         self.link_depth = 0
         self.furniture: dict[int, str] = {}  # element id -> furniture reason (own marker; see :meth:`furniture_of`)
         self.main_elems: list[int] = []  # <main> and role=main elements
+        # element id -> its class, id, itemprop, rel and role words, lower-cased (elements with any of them): what
+        # the page's authors call the element, read by the main-content rules for bylines, dates, share widgets
+        self.attr_words: dict[int, str] = {}
+        self.hrefs: dict[int, str] = {}  # <a href> element id -> its href
+        self._subtree: array | None = None
         self._furniture_cache: dict[int, str | None] = {}
         self._link_elems: set[int] = set()
         self.canonical: str | None = None
@@ -221,6 +226,19 @@ class _PositionMap(HTMLParser):
             self._furniture_cache[n] = found
         return found
 
+    def subtree_chars(self, el: int) -> int:
+        """Visible characters (whitespace excluded) inside element ``el`` and its descendants; 0 for ``el < 0``."""
+        if el < 0:
+            return 0
+        if self._subtree is None or len(self._subtree) != len(self.tags):
+            counts = array("q", bytes(8 * len(self.tags)))
+            for e in self.elems:
+                counts[e] += 1
+            for e in range(len(self.tags) - 1, 0, -1):  # a child's id is larger than its parent's (document order)
+                counts[self.parents[e]] += counts[e]
+            self._subtree = counts
+        return self._subtree[el]
+
     def inside(self, el: int, ancestor: int) -> bool:
         """True when ``el`` is ``ancestor`` or one of its descendants."""
         while el >= 0:
@@ -233,6 +251,9 @@ class _PositionMap(HTMLParser):
         """Record furniture markers and main-content landmarks of a new element (see :data:`_FURNITURE_TAGS`)."""
         a = {k.lower(): (v or "") for k, v in attrs}
         role = a.get("role", "").strip().lower()
+        words = " ".join(a[k] for k in ("class", "id", "itemprop", "rel", "role", "data-testid") if a.get(k))
+        if words:
+            self.attr_words[el] = words.lower()
         if tag == "main" or role == "main":
             self.main_elems.append(el)
         reason = _FURNITURE_TAGS.get(tag) or _FURNITURE_ROLES.get(role)
@@ -309,6 +330,7 @@ class _PositionMap(HTMLParser):
         if tag == "a" and any(k == "href" for k, _ in attrs):
             self.link_depth += 1
             self._link_elems.add(el)
+            self.hrefs[el] = next((v or "") for k, v in attrs if k == "href")
         if tag not in _VOID:
             self.stack.append(el)
 
