@@ -139,3 +139,29 @@ def test_confidence_threshold_turns_weak_answers_into_other():
     assert classify_section(anchors, body, min_confidence=weak[1] + 0.01)[0] == "other"
     strong = classify_section(["Museum", "Openingstijden"], "Geopend van dinsdag tot zondag, 10:00-17:00 uur.")
     assert strong[0] == "visit" and strong[1] > weak[1]
+
+
+def test_subsections_without_a_cue_take_their_parents_type():
+    """A collection page's subsections named after what they hold ("Maps of the polders") are collection too; a
+    subsection with a heading cue of its own keeps it, and an ``other`` parent passes nothing down."""
+    from heritage_pipeline.sources.section_types import classify_sections
+
+    sections = [(["Our collections"], "The archive keeps maps, charters and photographs of the region."),
+                (["Our collections", "Maps of the polders"], "Some 1,200 sheets drawn between 1620 and 1890."),
+                (["Our collections", "Opening hours"], "Tuesday to Friday 9:00-17:00."),
+                (["Privacy statement"], "We store your e-mail address only to answer your question."),
+                (["Privacy statement", "Your rights"], "You may ask us to delete what we hold about you.")]
+    decided = classify_sections(sections, min_confidence=0.3)
+    assert [t for t, _ in decided] == ["collection", "collection", "visit", "other", "other"]
+    assert decided[1][1] < decided[0][1]  # an inherited type is less certain than its parent's
+
+
+def test_data_headings_are_holdings_and_personal_data_is_privacy():
+    from heritage_pipeline.sources.section_types import classify_section
+
+    assert classify_section(["Welke data vind je hier?"], "Plaatsnamen, straten en gebouwen uit drie eeuwen.",
+                            min_confidence=0.3)[0] == "collection"
+    assert classify_section(["Données à caractère personnel"], "Vos données ne sont pas transmises à des tiers.",
+                            min_confidence=0.3)[0] == "other"
+    assert classify_section(["API documentation"], "Send a GET request to /search with a query parameter.",
+                            min_confidence=0.3)[0] == "other"
