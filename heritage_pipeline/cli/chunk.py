@@ -71,7 +71,7 @@ def _chunk_files(args: argparse.Namespace, files: list[Path], cfg, pcfg, out: Pa
     progress (:mod:`heritage_pipeline.core.progress`) on ``display`` (a ``ProgressDisplay``, closed before the input
     accounting is printed). Returns the exit code (0)."""
     from heritage_pipeline import stages as P
-    from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs
+    from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs, text_quality
 
     with display:
         sources, parsed, items, kept, log, cfg = _process(args, files, cfg, pcfg)
@@ -86,7 +86,7 @@ def _chunk_files(args: argparse.Namespace, files: list[Path], cfg, pcfg, out: Pa
         pq.write_table(log_to_table(log), out.with_name(out.stem + ".dedup_log.parquet"))
     summary = summarize_inputs({s.path: (s.status, _parse_reason(parsed.accounted.get(s.path, ""), s.reason))
                                 for s in sources}, [parsed_file(d) for d in parsed.docs], parsed.quarantined)
-    for line in summary.lines():
+    for line in summary.lines() + text_quality(items, [parsed_file(d) for d in parsed.docs]).lines():
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     console.print(f"{len(items)} chunks, {len(log)} dropped as duplicates, {n} written to {out}")
     if parsed.quarantined:

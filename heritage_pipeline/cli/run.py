@@ -344,11 +344,16 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
     # quarantine.jsonl itself is written by the lancedb_index asset (index/sync.py), as in a UI-launched run
     records = quarantine_records(storage)
     skipped = [s for s in sources if s.status == "skipped"]
-    from heritage_pipeline.sources.accounting import parsed_files_from_storage, summarize_inputs
+    from heritage_pipeline.sources.accounting import parsed_files_from_storage, summarize_inputs, text_quality_from_storage
 
+    stored = parsed_files_from_storage(storage)
     inputs = summarize_inputs({s.path: (s.status, s.reason or "skipped by its parser (parsed_sections' skipped_items)")
-                               for s in sources}, parsed_files_from_storage(storage), records)
-    for line in inputs.lines():  # grouped reasons: one line per reason with a count and three examples
+                               for s in sources}, stored, records)
+    paths = {s.path for s in sources}  # stored documents of files that are gone are not reported
+    quality = text_quality_from_storage(storage, [p for p in stored if p.path in paths])
+    quality.unclosed_fence_chunks = {k: v for k, v in quality.unclosed_fence_chunks.items() if k in paths}
+    # grouped reasons: one line per reason with a count and three examples; then unclosed fences, running lines
+    for line in inputs.lines() + quality.lines():
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     try:
         import lancedb

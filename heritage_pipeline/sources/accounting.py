@@ -252,3 +252,66 @@ def parsed_files_from_storage(storage: str | Path) -> list[ParsedFile]:
             out.append(ParsedFile(path, st, int(n or 0), structure.get("meta") or {}, structure.get("skipped") or [],
                                   [s.get("meta") or {} for s in structure.get("sections") or []]))
     return out
+
+
+@dataclass
+class TextQuality:
+    """Per-document text findings the terminal summary reports beside the input accounting: documents whose
+    chunks hold a fenced code block without a closing fence (``quality.unclosed_fence``) and running page
+    headers/footers excluded from the embedded text (``doc.meta["excluded_counts"]["running_lines"]``)."""
+
+    unclosed_fence_chunks: dict[str, int] = field(default_factory=dict)  # document path -> flagged chunks
+    running_lines: dict[str, int] = field(default_factory=dict)  # document path -> excluded running lines
+
+    def lines(self) -> list[str]:
+        """Console lines, none when there is nothing to report (each list shows at most :data:`EXAMPLES` files)."""
+        out = []
+        if self.unclosed_fence_chunks:
+            docs = sorted(self.unclosed_fence_chunks)
+            out.append(f"unclosed code fences: {len(docs)} document{'s' if len(docs) != 1 else ''} "
+                       f"({sum(self.unclosed_fence_chunks.values())} chunks flagged quality.unclosed_fence), e.g. "
+                       + ", ".join(docs[:EXAMPLES]))
+        if self.running_lines:
+            top = sorted(self.running_lines.items(), key=lambda kv: (-kv[1], kv[0]))
+            out.append(f"running headers/footers excluded from the embedded text: {sum(self.running_lines.values())} "
+                       f"lines in {len(top)} document{'s' if len(top) != 1 else ''}, e.g. "
+                       + ", ".join(f"{p} ({n})" for p, n in top[:EXAMPLES]))
+        return out
+
+
+def text_quality(chunks: Iterable[Any], parsed: Iterable[ParsedFile]) -> TextQuality:
+    """:class:`TextQuality` of a run from its chunks (``meta.source_path``, ``quality.unclosed_fence``) and its
+    parsed files (``meta["excluded_counts"]``).
+
+    Args:
+        chunks: :class:`~heritage_pipeline.core.models.Chunk` objects (before or after deduplication).
+        parsed: the run's :class:`ParsedFile` records.
+
+    Returns:
+        The counts per document path.
+    """
+    q = TextQuality()
+    for c in chunks:
+        if c.quality.unclosed_fence:
+            q.unclosed_fence_chunks[c.meta.source_path] = q.unclosed_fence_chunks.get(c.meta.source_path, 0) + 1
+    for p in parsed:
+        n = int((p.meta.get("excluded_counts") or {}).get("running_lines", 0) or 0)
+        if n:
+            q.running_lines[p.path] = n
+    return q
+
+
+def text_quality_from_storage(storage: str | Path, parsed: Iterable[ParsedFile]) -> TextQuality:
+    """:func:`text_quality` of a pipeline run, reading the ``chunks`` asset's parquet files under ``storage``
+    (``chunks/<language>/<source_type>.parquet``, the ``source_path`` and ``record`` columns)."""
+    import pyarrow.parquet as pq
+
+    q = text_quality((), parsed)
+    root = Path(storage) / "chunks"
+    for f in sorted(root.glob("*/*.parquet")) if root.is_dir() else []:
+        t = pq.read_table(f, columns=["source_path", "record"])
+        for path, rec in zip(t.column("source_path").to_pylist(), t.column("record").to_pylist()):
+            # the record is the chunk's JSON (core.models.chunks_to_table); only candidates are decoded
+            if rec and "unclosed_fence" in rec and (json.loads(rec).get("quality") or {}).get("unclosed_fence"):
+                q.unclosed_fence_chunks[path] = q.unclosed_fence_chunks.get(path, 0) + 1
+    return q

@@ -62,3 +62,28 @@ def test_chunk_command_usage_errors_and_inputs_named_twice(tmp_path, capsys):
     assert "missing.md: no such file or directory" in capsys.readouterr().err
     assert main(["chunk", str(md), "--out", str(tmp_path), "--no-model"]) == 2
     assert "is a folder" in capsys.readouterr().err
+
+
+def test_chunk_summary_reports_unclosed_fences_and_running_headers(tmp_path, capsys):
+    """The terminal summary names the documents with an unclosed code fence and the running page headers/footers
+    left out of the embedded text (both were only in asset metadata)."""
+    md = tmp_path / "guide.md"
+    md.write_text("# Install\n\nRun this:\n\n```bash\npip install atlas-tools\natlas init\n")
+    pages = [f"Museum Bulletin · ISSN 1234-5678\n\nPage {i} is about the textile collection and its donors, "
+             f"written with care by staff member {i} and checked twice.\n\nPage {i} of 4\n" for i in range(1, 5)]
+    txt = tmp_path / "bulletin.txt"
+    txt.write_text("\f".join(pages))
+    assert main(["chunk", str(md), str(txt), "--out", str(tmp_path / "o.jsonl"), "--no-model", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    fence = next(line for line in out.splitlines() if line.startswith("unclosed code fences:"))
+    assert "1 document " in fence and "guide.md" in fence
+    running = next(line for line in out.splitlines() if line.startswith("running headers/footers"))
+    assert ": 8 lines in 1 document" in running and "bulletin.txt (8)" in running
+
+
+def test_chunk_summary_is_silent_without_findings(tmp_path, capsys):
+    md = tmp_path / "page.md"
+    md.write_text("# Page\n\n```python\nprint('closed')\n```\n\nA page about the reading room.\n")
+    assert main(["chunk", str(md), "--out", str(tmp_path / "o.jsonl"), "--no-model"]) == 0
+    out = capsys.readouterr().out
+    assert "unclosed code fences" not in out and "running headers" not in out

@@ -113,3 +113,29 @@ def test_counts_always_add_up(entries):
     s = summarize_inputs(statuses, [], quarantined)
     s.check()
     assert sum(g.count for g in s.skipped) + sum(g.count for g in s.quarantined) + s.chunked == len(entries)
+
+
+def test_text_quality_from_a_runs_storage_matches_the_chunks(tmp_path):
+    """``run`` reads the stored chunks: the same unclosed-fence counts as from the chunk objects, and running
+    header/footer lines from the stored parsed documents' metadata."""
+    import pyarrow.parquet as pq
+
+    from heritage_pipeline.core.models import chunks_to_table
+    from heritage_pipeline.sources.accounting import ParsedFile, text_quality, text_quality_from_storage
+    from heritage_pipeline.stages import chunk_documents
+
+    md = tmp_path / "raw" / "document" / "guide.md"
+    md.parent.mkdir(parents=True)
+    md.write_text("# Install\n\n" + "Some words about the install. " * 40 + "\n\n```bash\n"
+                  + "".join(f"step {i} of the long install script\n" for i in range(400)))
+    parsed = parse_sources(discover(tmp_path), load_chunking_config())
+    chunks = chunk_documents(parsed.docs, load_chunking_config())
+    assert sum(c.quality.unclosed_fence for c in chunks) >= 2  # a long unclosed block: several pieces flagged
+    (tmp_path / "storage" / "chunks" / "en").mkdir(parents=True)
+    pq.write_table(chunks_to_table(chunks), tmp_path / "storage" / "chunks" / "en" / "document.parquet")
+    files = [ParsedFile("bulletin.txt", "document", 3, {"excluded_counts": {"markup": 0, "running_lines": 6}}, [], [])]
+    stored = text_quality_from_storage(tmp_path / "storage", files)
+    direct = text_quality(chunks, files)
+    assert stored.unclosed_fence_chunks == direct.unclosed_fence_chunks != {}
+    assert stored.running_lines == {"bulletin.txt": 6}
+    assert any("running headers/footers" in line and "6 lines" in line for line in stored.lines())
