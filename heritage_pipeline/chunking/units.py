@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from heritage_pipeline.core.structure import Section
 from heritage_pipeline.core.text import normalize
 
-from .boundaries import best_cut, fence_of, html_row_pieces, is_fence_line, line_pieces, rstrip_end
+from .boundaries import _FENCE_OPEN, best_cut, fence_of, html_row_pieces, is_fence_line, line_pieces, rstrip_end
 
 if TYPE_CHECKING:
     from .counting import DocState
@@ -35,6 +35,9 @@ class Unit:
     lead: int = 0  # leading whitespace characters (a sentence / word piece starts at the space before it)
     exact: bool = True  # c_full / c_core are exact (False: estimated from token offsets; windows re-encode)
     whole: bool = True  # whole blocks (False: a line / row / piece of a block that had to be split)
+    # closing fence a window ending on this unit appends (a piece of a fenced region inside a list item or an
+    # admonition that stops before the region's closing fence line); code blocks: windows.WindowPacker._fence_suffix
+    fence: str = ""
 
 
 @dataclass(slots=True)
@@ -180,10 +183,15 @@ class UnitBuilder:
             if c_core <= target:
                 units.append(Unit(s, e, ce, c_full, c_core, clean, cont, ((s, kind),), exact=exact))
             elif fence_line:  # a fenced region inside a list item / admonition that does not fit: by lines
-                sub = self._line_units(st, bi, line_pieces(text, s, e, group_fences=False), target,
-                                       normalize(fence_line), kind)
+                run = _FENCE_OPEN.match(fence_line).group(1)
+                sub = self._line_units(st, bi, line_pieces(text, s, e, group_fences=False),
+                                       max(32, target - self.tokenizer.count("\n" + run)), normalize(fence_line), kind)
                 sub[0].cont_prefix = cont
-                units.extend(_glue_fence_ends(sub, text, text.find("\n", s) + 1 or e))
+                sub = _glue_fence_ends(sub, text, text.find("\n", s) + 1 or e)
+                closed = is_fence_line(text[text.rfind("\n", s, rstrip_end(text, s, e)) + 1 : rstrip_end(text, s, e)])
+                for u in sub[:-1] if closed else sub:  # every piece but the one holding the closing fence line
+                    u.fence = run
+                units.extend(sub)
             else:
                 units.extend(self._split_line(st, bi, s, ce, e, clean, target, cont, kind, c_core))
         if not units:
@@ -269,7 +277,7 @@ def _merge_units(a: Unit, b: Unit) -> Unit:
     """One unit covering a then b (b must start where a ends)."""
     return Unit(a.start, b.end, b.content_end, a.c_full + b.c_full, a.c_full + b.c_core, a.clean, a.cont_prefix,
                  a.parts + b.parts, a.sec, a.oversize or b.oversize, a.lead, a.exact and b.exact and b.clean,
-                 a.whole and b.whole)
+                 a.whole and b.whole, b.fence or (a.fence if b.whole else ""))  # (an unclosed region stays open)
 
 
 def _glue_fence_ends(units: list[Unit], text: str, header_end: int) -> list[Unit]:

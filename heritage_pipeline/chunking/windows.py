@@ -157,6 +157,8 @@ class WindowPacker:
         """The closing fence to append when a window ends with ``u``, a piece of a fenced code block that stops
         before the block's closing fence line (or of an unclosed block); "" otherwise. The fence is the opening
         fence's run of backticks / tildes, so the embedded text is a balanced fenced block (SPEC §3)."""
+        if u.fence:  # a piece of a fenced region inside a list item / admonition (units.UnitBuilder._split_block)
+            return u.fence
         if u.whole or u.parts[-1][1] != "code":
             return ""
         fence = fence_of(st.doc.text, st.doc.blocks[st.block_at(u.parts[-1][0])])

@@ -62,6 +62,34 @@ def test_an_unclosed_fence_is_flagged_and_still_embeds_balanced(tokenizer):
     assert not any(c.quality.unclosed_fence for c in chunk_text("# A\n\n```\nx = 1\n```\n"))
 
 
+def _fenced_in(container: str, close: bool = True) -> str:
+    lines = [f"result_{i} = compute_value({i}) + other_value({i})" for i in range(200)]
+    if container == "list":  # a fence indented inside an ordered list item
+        body = "\n".join(f"    {ln}" for ln in lines)
+        return ("# Guide\n\n1. Install the tool:\n\n    ```python\n" + body + ("\n    ```" if close else "")
+                + "\n\n2. Run it.\n")
+    body = "\n".join(lines)  # an admonition of the FastAPI docs: /// tip ... ///
+    return "# Guide\n\n/// tip\n\n~~~~python\n" + body + ("\n~~~~" if close else "") + "\n\n///\n\nThe end.\n"
+
+
+def test_split_fences_inside_list_items_and_admonitions_embed_balanced_blocks(tokenizer):
+    for container, fence in (("list", "```"), ("admonition", "~~~~")):
+        for close in (True, False):
+            text = _fenced_in(container, close)
+            chunks = chunk_text(text, max_tokens=400, size_tokens=300, min_tokens=50)
+            check_basic(text, chunks, tokenizer, 400)
+            code = [c for c in chunks if "compute_value" in c.text]
+            assert len(code) >= 4, (container, close)
+            for c in code:
+                e = c.embedding_text()
+                assert _balanced(e), (container, close, c.id, e[-80:])
+                assert c.len_tokens == tokenizer.count(e) <= 400  # the closing fence counts in the cap
+            assert all(c.meta.context_suffix == fence for c in code[:-1])
+            assert code[-1].meta.context_suffix == ("" if close else fence)  # the real closing fence, if any
+            assert all(c.meta.context_prefix.endswith(f"{fence}python") for c in code[1:])
+            assert all(c.text == text[c.char_start : c.char_end] for c in chunks)
+
+
 def test_table_pieces_share_a_table_id_and_carry_their_rows(tokenizer):
     rows = "\n".join(f"| {i} | Museum number {i} of the city | {i * 3} visitors per day |" for i in range(1, 120))
     text = f"# T\n\n| id | name | visitors |\n|---|---|---|\n{rows}\n\n## Next\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
