@@ -6,7 +6,8 @@ is the raw text from its line to the next labelled heading of the same page; its
 (HTML tags, Markdown heading marks, template syntax), its heading path the enclosing labelled headings by level.
 The classifier (:func:`heritage_pipeline.sources.section_types.classify_sections`) gets the heading path and the
 body of every labelled section of a page in one call, with the configured minimum confidence and zero-shot
-settings, as the website parser gives them; ``other`` is an answer like any other. Reported per split: accuracy, per-language accuracy, the confusion matrix (rows gold, columns predicted) and
+settings and the page kind (:func:`~heritage_pipeline.sources.section_types.page_kind` of the page's labelled
+headings, declared schema.org types and citation meta tags), as the website parser gives them; ``other`` is an answer like any other. Reported per split: accuracy, per-language accuracy, the confusion matrix (rows gold, columns predicted) and
 the errors.
 """
 
@@ -89,7 +90,8 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
         ValueError: a bad line in ``labels.jsonl`` (file and line named), or the zero-shot model cannot load.
     """
     from heritage_pipeline.core.config import load_chunking_config
-    from heritage_pipeline.sources.section_types import CATEGORIES, classify_sections
+    from heritage_pipeline.sources.section_types import CATEGORIES, classify_sections, page_kind
+    from heritage_pipeline.sources.website import _CITATION_META, _declared_types
 
     web = load_chunking_config().sources.website
     min_confidence = web.section_min_confidence if min_confidence is None else min_confidence
@@ -101,10 +103,18 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
     for rec in load_sections(root):
         by_page[rec["page"]].append(rec)
     decided = []
-    for recs in by_page.values():
+    kinds: dict[str, str] = {}
+    for page, recs in by_page.items():
+        # the page kind as the website parser decides it: labelled headings, declared schema.org types, citation meta
+        raw = (Path(root) / page).read_text(encoding="utf-8")
+        kind, is_news = page_kind([r["heading"] for r in recs], _declared_types(raw),
+                                  citation_meta=bool(_CITATION_META.search(raw)))
+        kinds[page] = kind
         answers = classify_sections([(r["anchors"], r["body"]) for r in recs], min_confidence=min_confidence,
-                                    zero_shot=zero_shot, zero_shot_weight=zero_shot_weight)
+                                    page=kind, page_is_news=is_news, zero_shot=zero_shot,
+                                    zero_shot_weight=zero_shot_weight)
         decided.extend(zip(recs, answers))
+    result["article_pages"] = sorted(p for p, k in kinds.items() if k == "article")
     for rec, (pred, conf) in decided:
         split = result["splits"].setdefault(rec["split"], {"n": 0, "correct": 0, "by_lang": {}, "confusion": {},
                                                            "errors": []})

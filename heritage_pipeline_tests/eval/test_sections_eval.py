@@ -70,3 +70,19 @@ def test_real_labelled_set_has_held_out_sites_in_four_languages():
     assert len(test) >= 60 and {s["lang"] for s in test} == {"nl", "en", "fr", "de"}
     dev_sites = {s["site"] for s in secs if s["split"] == "dev"}
     assert dev_sites and dev_sites.isdisjoint({s["site"] for s in test})
+
+
+def test_the_page_kind_is_decided_as_the_website_parser_does(tmp_path):
+    """A research article's sections ("Présentation", "Historique de la méthode") are ``other``, as on the parser's
+    article pages, instead of about/history from their headings."""
+    page = ("# Présentation\n\nNous présentons la méthode.\n\n## Introduction\n\nLe contexte.\n\n## Historique de la "
+            "méthode\n\nFondée en 1901, développée depuis 1950 et 1990.\n\n## Conclusion\n\nFin.\n\n## Bibliographie\n\nX.\n")
+    (tmp_path / "fr").mkdir()
+    (tmp_path / "fr" / "article.md").write_text(page, encoding="utf-8")
+    recs = [_label("fr/article.md", page, line, line.lstrip("# "), line.count("#"), "other", "fr", "test")
+            for line in ("# Présentation", "## Introduction", "## Historique de la méthode", "## Conclusion",
+                         "## Bibliographie")]
+    (tmp_path / "labels.jsonl").write_text("\n".join(json.dumps(r) for r in recs) + "\n", encoding="utf-8")
+    result = evaluate_sections(tmp_path, min_confidence=0.3, zero_shot="none")
+    assert result["article_pages"] == ["fr/article.md"]
+    assert result["splits"]["test"]["accuracy"] == 1.0
