@@ -47,7 +47,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from heritage_pipeline.core.config import REPO_ROOT  # noqa: E402
 
-DEFAULT_WEB_DATA = REPO_ROOT.parent / "shared" / "data" / "web" / "boilerplate_pairs"
+DEFAULT_WEB_DATA = (Path(os.environ.get("HERITAGE_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+                    / "web" / "boilerplate_pairs")
 DEFAULT_ENTITY_GOLD = REPO_ROOT / "data" / "eval" / "entities" / "gold.jsonl"
 _TOKEN = re.compile(r"\w+")
 
@@ -365,7 +366,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m heritage_pipeline_eval.sources", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="what", required=True)
     w = sub.add_parser("web", help="main-content extraction vs gold (docling, trafilatura, ours)")
-    w.add_argument("--data", default=str(DEFAULT_WEB_DATA), help="boilerplate_pairs folder")
+    w.add_argument("--data", default=str(DEFAULT_WEB_DATA), help="boilerplate_pairs folder (default: under "
+                   "$HERITAGE_SHARED_DATA, else ../shared/data next to the repository)")
     w.add_argument("--extractors", default=",".join(EXTRACTORS), help="comma-separated: " + ",".join(EXTRACTORS))
     w.add_argument("--out", help="folder for web_eval.md / web_eval.json")
     s = sub.add_parser("sections", help="section_type accuracy and confusion matrix on the labelled real pages")
