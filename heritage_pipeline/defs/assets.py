@@ -1,4 +1,4 @@
-"""The eight assets of the pipeline, thin wrappers over :mod:`heritage_pipeline.stages`.
+"""The nine assets of the pipeline, thin wrappers over :mod:`heritage_pipeline.stages`.
 
 ``raw_sources -> parsed_sections -> chunks -> enriched_chunks -> deduped_chunks -> embedded_chunks`` are
 partitioned by source_type x language and stored as Parquet (one file per partition); ``lancedb_index`` and
@@ -42,7 +42,8 @@ from heritage_pipeline.dedup.checks import deduped_checks, source_caps
 from heritage_pipeline.dedup.minhash import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
 from heritage_pipeline.sources.discovery import RawSource, discover, sources_to_table, table_to_sources
 from heritage_pipeline.enrich.langid import LanguagePolicy, policy_from
-from heritage_pipeline.enrich.heritage import annotate_heritage, copy_annotation, heritage_version, mention_context_key
+from heritage_pipeline.enrich.gazetteer import GAZETTEER_SOURCE_TYPES
+from heritage_pipeline.enrich.heritage import annotate_chunks, copy_annotation, mention_context_key
 from heritage_pipeline.incremental.versions import (add_row_keys, chained_version, digest, is_current,
     read_if_code_version, read_if_version, reusable_rows, source_hash, stored_versions, with_versions,
     write_text_atomic, write_version_marker)
@@ -339,8 +340,50 @@ def chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokeni
     })
 
 
+# The gazetteer follows the registry / LinkML partitions it is built from as soon as none is still being parsed; a
+# new gazetteer (another fingerprint) makes every partition's enriched_chunks stale, which the UI shows.
+GAZETTEER_AUTOMATION = (dg.AutomationCondition.any_deps_match(dg.AutomationCondition.data_version_changed()).since_last_handled()
+                        & ~dg.AutomationCondition.any_deps_in_progress()
+                        & ~dg.AutomationCondition.in_progress()).with_label("after registry updates")
+
+
+def _gazetteer_partitions(context: dg.AssetExecutionContext, settings: SettingsResource) -> list[pa.Table]:
+    """The stored ``parsed_sections`` of every registry / LinkML instance partition of a registered language."""
+    out = []
+    for lang in sorted(context.instance.get_dynamic_partitions(language_partitions.name)):
+        for st in GAZETTEER_SOURCE_TYPES:
+            path = partition_path(settings.storage, "parsed_sections", partition_key_str(st, lang))
+            if path.exists():
+                with path.open("rb") as f:
+                    out.append(pq.read_table(f))
+    return out
+
+
 @dg.asset(
-    group_name="chunk", kinds={"python", "keybert", "parquet"}, **PARTITIONED,
+    group_name="chunk", kinds={"python", "json"}, automation_condition=GAZETTEER_AUTOMATION,
+    deps=[dg.AssetDep("parsed_sections", partition_mapping=dg.AllPartitionMapping())],
+    description="The heritage-institution gazetteer (names, types, ISIL / Wikidata / GHCID identifiers) built from "
+                "the parsed registries and LinkML entities under context.entities.gazetteer, i.e. the "
+                "parsed_sections of the csv_registry and yaml_instance partitions. Its data version is the "
+                "fingerprint of its entities: a registry edit that changes a name or an identifier marks every "
+                "partition's enriched_chunks unsynced (their heritage mentions resolve against it); one that does "
+                "not (an address) keeps them fresh. Other partitions' parsed_sections may mark it unsynced too; "
+                "re-materialising it then gives the same data version and nothing downstream.",
+)
+def gazetteer(context: dg.AssetExecutionContext, settings: SettingsResource) -> dg.MaterializeResult:
+    docs = [d for t in _gazetteer_partitions(context, settings) for d in table_to_docs(t)]
+    gaz = P.gazetteer_stage(docs, settings.chunking(), settings.data_path)
+    path = OutputLayout(settings.output_path).gazetteer
+    version = P.write_gazetteer(gaz, path)
+    types = Counter(e.type_code for e in gaz.entities)
+    return dg.MaterializeResult(data_version=dg.DataVersion(version), metadata={
+        "dagster/row_count": len(gaz), "documents": len(docs), "path": dg.MetadataValue.path(str(path)),
+        "entities_by_type": table_md(("type", "entities"), sorted(types.items())),
+        "identifiers": sum(len(e.ids) for e in gaz.entities), "fingerprint": version[:16]})
+
+
+@dg.asset(
+    group_name="chunk", kinds={"python", "keybert", "parquet"}, **PARTITIONED, deps=[gazetteer],
     description="Chunks with keywords (candidates from the chunk ranked by the embedder's own model against the "
                 "chunk's passage vector, MMR), rule-based entities, per-chunk language, "
                 "section embeddings of the breadcrumb, readability and quality flags. A chunk identical to one "
@@ -350,11 +393,11 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
                     chunks: pa.Table) -> dg.Output[pa.Table]:
     step = PartitionStep(context, settings, [chunks], embedder)
     cfg = settings.chunking()
-    # heritage mentions also depend on the registries' names (the gazetteer, possibly in another partition): they key
-    # the data version, so an edited registry makes every partition recompute, reusing its enriched rows (below)
-    gazetteer = heritage_version(cfg, settings.data_path)
+    # heritage mentions also depend on the registries' names (the gazetteer asset): its fingerprint keys the data
+    # version, so an edited registry makes every partition recompute, reusing its enriched rows (below)
+    gaz, gazetteer_version = _stored_gazetteer(settings) if cfg.context.entities.heritage else (None, "")
     if step.data_version is not None and chunks.num_rows:  # (no chunks: no mentions to depend on it)
-        step.data_version = digest(step.data_version, gazetteer)
+        step.data_version = digest(step.data_version, gazetteer_version)
     if (stored := step.stored()) is not None:
         return step.reuse(stored, {"enriched_now": 0, "passages_embedded_now": 0})
     items = table_to_chunks(chunks)
@@ -367,7 +410,7 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     try:
         stats: dict[str, int] = {}
         P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache, data_dir=settings.data_path,
-                       stats=stats, timings=seconds)
+                       stats=stats, timings=seconds, gazetteer=gaz)
         embedded_now = stats["passages_embedded_now"]
     finally:
         if cache:
@@ -376,11 +419,12 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     if len(todo) < len(items):
         wanted = [k for k in keys if k in reuse]
         old = dict(zip(wanted, table_to_chunks(previous.take([reuse[k][0] for k in wanted]))))
-        if (previous.schema.metadata or {}).get(GAZETTEER_KEY, b"").decode() != gazetteer:
+        if (previous.schema.metadata or {}).get(GAZETTEER_KEY, b"").decode() != gazetteer_version:
             # the gazetteer changed since these rows were enriched: redo only their heritage mentions (rule-based,
             # cheap) on their un-enriched originals, whole coreference contexts at a time (the keys group them)
             originals = {k: c for c, k in zip(items, keys) if k in reuse}
-            annotate_heritage(list(originals.values()), cfg, settings.data_path)
+            if gaz is not None:
+                annotate_chunks(list(originals.values()), gaz)
             for k, c in originals.items():
                 copy_annotation(c, old[k])
             reannotated = len(originals)
@@ -388,7 +432,7 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
         items = [old[k] if k in reuse else next(fresh) for k in keys]
     crumbs = {breadcrumb(c.meta.anchors) for c in items if c.meta.anchors}
     table = add_row_keys(chunks_to_table(items), keys)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}), GAZETTEER_KEY: gazetteer.encode()})
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), GAZETTEER_KEY: gazetteer_version.encode()})
     return step.output(table, {
         "dagster/row_count": len(items),
         "enriched_now": len(todo),
@@ -405,6 +449,17 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
 
 
 GAZETTEER_KEY = b"heritage.gazetteer"  # schema metadata of enriched_chunks: the gazetteer its mentions come from
+
+
+def _stored_gazetteer(settings: SettingsResource):
+    """The stored gazetteer asset and its fingerprint; a Failure that says what to do when it was never built."""
+    path = OutputLayout(settings.output_path).gazetteer
+    try:
+        return P.load_gazetteer(path)
+    except FileNotFoundError:
+        raise dg.Failure(f"no gazetteer at {path}: materialise the gazetteer asset (after the csv_registry / "
+                         "yaml_instance partitions' parsed_sections) before enriched_chunks; `heritage-pipeline run` "
+                         "does this itself") from None
 
 
 def enrichment_keys(items: list[Chunk], records: list[str]) -> list[str]:
@@ -642,11 +697,11 @@ def ablation_report(context: dg.AssetExecutionContext, settings: SettingsResourc
     return dg.MaterializeResult(data_version=dg.DataVersion(memo), metadata=metadata)
 
 
-_DEFINED = [raw_sources, parsed_sections, chunks, enriched_chunks, deduped_chunks, embedded_chunks, lancedb_index, ablation_report]
+_DEFINED = [raw_sources, parsed_sections, chunks, gazetteer, enriched_chunks, deduped_chunks, embedded_chunks, lancedb_index, ablation_report]
 
 
 def build_assets(chunking_path: str | Path = CHUNKING_CONFIG_PATH, pipeline_path: str | Path = PIPELINE_CONFIG_PATH) -> list[dg.AssetsDefinition]:
-    """The eight assets, in graph order, with code versions computed from the given config files (:mod:`.versions`)."""
+    """The nine assets, in graph order, with code versions computed from the given config files (:mod:`.versions`)."""
     versions = code_versions(load_chunking_config(chunking_path), load_pipeline_config(pipeline_path))
 
     def finish(spec: dg.AssetSpec) -> dg.AssetSpec:

@@ -60,8 +60,11 @@ STAGES: dict[str, StageInputs] = {
     "chunks": StageInputs(chunking=("mode", "tokenizer", "hierarchy", "sliding_window", "domains", "sources",
                                     "quality.length", "context.parent_titles"),
                           modules=("chunking",)),
-    # stages.py is hashed as a file, so the modules it calls into are listed here. The registries' names (the
-    # gazetteer) are data, not config: they key enriched_chunks' data version (defs/assets.py), not its code version
+    # the registries' names are data: the gazetteer asset's data version (their fingerprint), upstream of
+    # enriched_chunks, not part of any code version
+    "gazetteer": StageInputs(chunking=("context.entities.heritage", "context.entities.gazetteer"),
+                             modules=("enrich.gazetteer",), files=(PACKAGE / "stages.py",)),
+    # stages.py is hashed as a file, so the modules it calls into are listed here
     "enriched_chunks": StageInputs(chunking=("context.keywords", "context.entities", "context.section_embedding",
                                              "context.tables", "quality.readability", "quality.length"),
                                    pipeline=EMBEDDER, modules=("enrich.stage", "enrich.heritage", "enrich.quality", "embed.embedders", "embed.cache", "enrich.langid"),

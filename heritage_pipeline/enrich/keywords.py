@@ -86,6 +86,9 @@ def rake_keywords(text: str, lang: str, top_k: int = 6) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------- embedding-ranked candidates
+# context.keywords.method values that rank candidates against the chunk's passage vector (they need the embedder's
+# model); "rake" needs none
+VECTOR_METHODS = ("keybert", "embedding")
 CANDIDATES_PER_CHUNK = 12  # phrases per chunk embedded and ranked (tuned on FastAPI en / Code du patrimoine fr)
 CANDIDATE_PREFIX = "keyword-candidate"  # cache-key prefix of candidate phrase vectors (not prepended to the text)
 CANDIDATE_BATCH = 256  # phrases per encoder batch: 1-3 word pieces each, so 256 pad to a tiny tensor (USE: 2x faster than 32)
