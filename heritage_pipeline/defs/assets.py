@@ -14,7 +14,9 @@ Versions (see :mod:`.versions` and :mod:`heritage_pipeline.incremental.versions`
 
 Incremental work: an asset whose data version would equal the one in its stored Parquet file returns that file
 instead of recomputing (a nightly run over unchanged registries parses, enriches and embeds nothing); parsing
-reuses the documents of unchanged files and enrichment the rows of unchanged chunks when a partition did change;
+reuses the documents of unchanged files (:mod:`heritage_pipeline.incremental.parsing`) and enrichment the rows of
+unchanged chunks (:mod:`heritage_pipeline.incremental.enrichment`) when a partition did change; the ablation report
+is memoised (:mod:`heritage_pipeline.incremental.ablation`);
 the embedding cache serves every passage embedded before; ``lancedb_index`` rewrites only the partitions whose
 data version changed, in one LanceDB commit.
 """
@@ -43,14 +45,15 @@ from heritage_pipeline.dedup.minhash import DEDUP_LOG_SCHEMA, DedupRecord, log_t
 from heritage_pipeline.sources.discovery import RawSource, discover, sources_to_table, table_to_sources
 from heritage_pipeline.enrich.langid import LanguagePolicy, policy_from
 from heritage_pipeline.enrich.gazetteer import GAZETTEER_SOURCE_TYPES
-from heritage_pipeline.enrich.heritage import annotate_chunks, copy_annotation, mention_context_key
-from heritage_pipeline.incremental.versions import (add_row_keys, chained_version, digest, is_current,
-    read_if_code_version, read_if_version, reusable_rows, source_hash, stored_versions, with_versions,
-    write_text_atomic, write_version_marker)
+from heritage_pipeline.incremental.ablation import ablation_memo, forget_report, remember_report, stored_report
+from heritage_pipeline.incremental.enrichment import enrich_with_reuse
+from heritage_pipeline.incremental.parsing import parse_with_reuse
+from heritage_pipeline.incremental.versions import (chained_version, digest, is_current, read_if_code_version,
+    read_if_version, source_hash, stored_versions, with_versions, write_version_marker)
 from heritage_pipeline.index.sync import sync_index
 from heritage_pipeline.core.storage import OutputLayout, atomic_write
-from heritage_pipeline.core.models import Chunk, QuarantineRecord, chunks_to_table, table_to_chunks
-from heritage_pipeline.sources.dispatch import docs_to_table, table_to_docs
+from heritage_pipeline.core.models import Chunk, chunks_to_table, table_to_chunks
+from heritage_pipeline.sources.dispatch import table_to_docs
 from .io_managers import partition_path
 from .metadata import histogram, table as table_md
 from .partitions import language_partitions, partition_key_str, source_language_partitions, split_partition_key
@@ -63,7 +66,6 @@ warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*data_versi
 
 CHUNKING_CONFIG_PATH = Path(os.environ.get("HERITAGE_CHUNKING_CONFIG", DEFAULT_CHUNKING_CONFIG))
 PIPELINE_CONFIG_PATH = Path(os.environ.get("HERITAGE_PIPELINE_CONFIG", DEFAULT_PIPELINE_CONFIG))
-QUARANTINE_COLUMN = "heritage_quarantine"  # parsed_sections: JSON list of the file's partial quarantine records
 
 
 @lru_cache(maxsize=8)
@@ -209,10 +211,6 @@ def raw_sources(context: dg.AssetExecutionContext, settings: SettingsResource) -
     })
 
 
-def _file_key(src: RawSource) -> str:
-    return digest(src.path, src.sha256, src.source_type, src.lang, src.status)
-
-
 @dg.asset(
     group_name="ingest", kinds={"python", "docling", "parquet"}, **PARTITIONED,
     description="Parsed documents: blocks (paragraphs, headings, tables, code, messages, rows, entities) with "
@@ -225,52 +223,23 @@ def parsed_sections(context: dg.AssetExecutionContext, settings: SettingsResourc
     quarantine_path = OutputLayout(settings.output_path).partition_quarantine(step.source_type, step.lang)
     if (stored := step.stored()) is not None and is_current(quarantine_path, step.data_version):
         return step.reuse(stored, {"files_parsed_now": 0, "files_reused": len(set(stored.column("source_path").to_pylist()))})
-    sources = table_to_sources(raw_sources)
-    keys = {s.path: _file_key(s) for s in sources}
-    previous = step.previous()
-    reuse = reusable_rows(previous, list(keys.values()))
-    todo = [s for s in sources if keys[s.path] not in reuse]
-    result = P.parse_sources(todo, settings.chunking())
-    by_file: dict[str, list[dict]] = {}
-    for q in result.quarantined:
-        by_file.setdefault(q.path.split("#", 1)[0], []).append(q.model_dump())
-    new = docs_to_table(result.docs)
-    new = add_row_keys(new, [keys[d.source_path] for d in result.docs])
-    new = new.append_column(QUARANTINE_COLUMN, pa.array([json.dumps(by_file.get(d.source_path, []), ensure_ascii=False)
-                                                         for d in result.docs], type=pa.string()))
-    new_rows: dict[str, list[int]] = {}
-    for i, d in enumerate(result.docs):
-        new_rows.setdefault(d.source_path, []).append(i)
-    pieces = []
-    for s in sources:  # the order a full parse gives: sources in order, documents in parse order
-        if keys[s.path] in reuse:
-            pieces.append(previous.take(reuse[keys[s.path]]).select(new.column_names).cast(new.schema))
-        elif s.path in new_rows:
-            pieces.append(new.take(new_rows[s.path]))
-    table = pa.concat_tables(pieces) if pieces else new
-    quarantined = [r for r in result.quarantined if r.path.split("#", 1)[0] not in keys or keys[r.path.split("#", 1)[0]] not in reuse]
-    reused_paths = {s.path for s in sources if keys[s.path] in reuse}
-    skipped = list(result.skipped)
-    if reused_paths:
-        old = previous.take(sorted(i for s in reused_paths for i in reuse[keys[s]]))
-        for d, q in zip(table_to_docs(old), old.column(QUARANTINE_COLUMN).to_pylist()):
-            skipped += [f"{d.source_path}: {s}" for s in d.skipped]
-            quarantined += [QuarantineRecord.model_validate(r) for r in json.loads(q or "[]")]
-    P.write_quarantine(quarantined, quarantine_path)
+    res = parse_with_reuse(table_to_sources(raw_sources), step.previous(), lambda todo: P.parse_sources(todo, settings.chunking()))
+    P.write_quarantine(res.quarantined, quarantine_path)
     if step.data_version is not None:  # the quarantine file belongs to this version (a crash or revert recomputes)
         write_version_marker(quarantine_path, step.data_version)
+    table, quarantined, skipped = res.table, res.quarantined, res.skipped
     return step.output(table, {
         "dagster/row_count": table.num_rows,
         "documents": table.num_rows,
         "sections": sum(table.column("n_sections").to_pylist()) if table.num_rows else 0,
-        "files_parsed_now": len(todo),
-        "files_reused": len(reused_paths),
+        "files_parsed_now": res.files_parsed_now,
+        "files_reused": res.files_reused,
         "quarantined": len(quarantined),
         "skipped": len(skipped),
         "quarantine": table_md(("path", "reason"), [(r.path, r.reason) for r in quarantined]),
         "skipped_items": dg.MetadataValue.md("\n".join(f"- {s}" for s in skipped[:200]) or "(none)"),
         **_removed_content_metadata(table),
-        **_registry_mapping_metadata(result.docs),
+        **_registry_mapping_metadata(res.docs_parsed_now),
     })
 
 
@@ -400,45 +369,26 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
         step.data_version = digest(step.data_version, gazetteer_version)
     if (stored := step.stored()) is not None:
         return step.reuse(stored, {"enriched_now": 0, "passages_embedded_now": 0})
-    items = table_to_chunks(chunks)
-    keys = enrichment_keys(items, chunks.column("record").to_pylist())
-    previous = step.previous()
-    reuse = reusable_rows(previous, keys)
-    todo = [c for c, k in zip(items, keys) if k not in reuse]
-    cache = embedder.cache()
-    seconds: dict[str, float] = {}
-    try:
-        stats: dict[str, int] = {}
-        P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache, data_dir=settings.data_path,
-                       stats=stats, timings=seconds, gazetteer=gaz)
-        embedded_now = stats["passages_embedded_now"]
-    finally:
-        if cache:
-            cache.close()
-    reannotated = 0
-    if len(todo) < len(items):
-        wanted = [k for k in keys if k in reuse]
-        old = dict(zip(wanted, table_to_chunks(previous.take([reuse[k][0] for k in wanted]))))
-        if (previous.schema.metadata or {}).get(GAZETTEER_KEY, b"").decode() != gazetteer_version:
-            # the gazetteer changed since these rows were enriched: redo only their heritage mentions (rule-based,
-            # cheap) on their un-enriched originals, whole coreference contexts at a time (the keys group them)
-            originals = {k: c for c, k in zip(items, keys) if k in reuse}
-            if gaz is not None:
-                annotate_chunks(list(originals.values()), gaz)
-            for k, c in originals.items():
-                copy_annotation(c, old[k])
-            reannotated = len(originals)
-        fresh = iter(todo)
-        items = [old[k] if k in reuse else next(fresh) for k in keys]
+
+    def enrich(todo: list[Chunk]) -> tuple[int, dict[str, float]]:
+        cache, stats, seconds = embedder.cache(), {}, {}
+        try:
+            P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache,
+                           data_dir=settings.data_path, stats=stats, timings=seconds, gazetteer=gaz)
+        finally:
+            if cache:
+                cache.close()
+        return stats["passages_embedded_now"], seconds
+
+    res = enrich_with_reuse(chunks, step.previous(), gaz, gazetteer_version, enrich)
+    items, table, seconds = res.items, res.table, res.seconds
     crumbs = {breadcrumb(c.meta.anchors) for c in items if c.meta.anchors}
-    table = add_row_keys(chunks_to_table(items), keys)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}), GAZETTEER_KEY: gazetteer_version.encode()})
     return step.output(table, {
         "dagster/row_count": len(items),
-        "enriched_now": len(todo),
-        "reused_rows": len(items) - len(todo),
-        "mentions_refreshed": reannotated,
-        "passages_embedded_now": embedded_now,
+        "enriched_now": res.enriched_now,
+        "reused_rows": res.reused_rows,
+        "mentions_refreshed": res.mentions_refreshed,
+        "passages_embedded_now": res.passages_embedded_now,
         "with_keywords": sum(1 for c in items if c.meta.keywords),
         "with_entities": sum(1 for c in items if c.meta.entities),
         "with_heritage_mentions": sum(1 for c in items if c.meta.mentioned_entities),
@@ -446,9 +396,6 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
         "chunk_languages": table_md(("language", "chunks"), sorted(Counter(c.meta.lang for c in items).items())),
         "seconds_by_substep": table_md(("sub-step", "seconds"), [(k, round(v, 3)) for k, v in sorted(seconds.items())]),
     })
-
-
-GAZETTEER_KEY = b"heritage.gazetteer"  # schema metadata of enriched_chunks: the gazetteer its mentions come from
 
 
 def _stored_gazetteer(settings: SettingsResource):
@@ -460,18 +407,6 @@ def _stored_gazetteer(settings: SettingsResource):
         raise dg.Failure(f"no gazetteer at {path}: materialise the gazetteer asset (after the csv_registry / "
                          "yaml_instance partitions' parsed_sections) before enriched_chunks; `heritage-pipeline run` "
                          "does this itself") from None
-
-
-def enrichment_keys(items: list[Chunk], records: list[str]) -> list[str]:
-    """Row keys for reusing enrichment: each chunk's record hashed with every record of its coreference context
-    (:func:`~heritage_pipeline.enrich.heritage.mention_context_key`), so an edited chunk re-enriches its whole document or
-    conversation (mentions resolve across it) while an edited registry row re-enriches that row only."""
-    groups: dict[tuple, list[str]] = {}
-    ctx = [mention_context_key(c) for c in items]
-    for k, r in zip(ctx, records):
-        groups.setdefault(k, []).append(r)
-    group_hash = {k: digest(*sorted(rs)) for k, rs in groups.items()}
-    return [digest(group_hash[k], r) for k, r in zip(ctx, records)]
 
 
 CHECKS = [
@@ -626,12 +561,6 @@ def lancedb_index(context: dg.AssetExecutionContext, settings: SettingsResource,
     })
 
 
-def _files_digest(paths: list[Path]) -> list[str]:
-    import hashlib
-
-    return [f"{p}:{hashlib.sha256(p.read_bytes()).hexdigest()}" for p in paths]
-
-
 @dg.asset(
     group_name="evaluate", kinds={"python", "lancedb"}, deps=[lancedb_index],
     description="Ablation over chunk size x overlap (x mode) on the golden sets, per language, for BM25, vector and "
@@ -649,22 +578,14 @@ def ablation_report(context: dg.AssetExecutionContext, settings: SettingsResourc
     out_dir = settings.output_path / "ablation"
     code_version = runtime_code_version(context, settings, embedder)
     golden_files = sorted(p for d in golden.values() for p in d.rglob("*") if p.is_file())
-    memo = digest("ablation_report", code_version, *_files_digest(golden_files + md_files))
-    memo_path = out_dir / "ablation.data_version.json"
-    try:
-        stored = json.loads(memo_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        stored = {}
-    reused = (stored.get("data_version") == memo and (out_dir / "ablation.json").exists()
-              and (out_dir / "ablation.md").exists())
-    if reused:
+    memo = ablation_memo(code_version, golden_files + md_files)
+    stored = stored_report(out_dir, memo)
+    reused = stored is not None
+    if stored is not None:
         context.log.info("golden sets, distractors, config and code unchanged: reusing the stored ablation report")
-        rows = json.loads((out_dir / "ablation.json").read_text(encoding="utf-8"))
-        md = (out_dir / "ablation.md").read_text(encoding="utf-8")
-        recommendations = stored.get("recommendations", {})
-        paths = {"json": str(out_dir / "ablation.json"), "plot": str(out_dir / "ablation.png")}
+        rows, md, recommendations, paths = stored.rows, stored.markdown, stored.recommendations, stored.paths
     else:
-        memo_path.unlink(missing_ok=True)  # the report files are rewritten in place: no marker until they are whole
+        forget_report(out_dir)
         distractors = {lang: distractor_docs(md_files, lang, abl.distractor_chars, doc_root) for lang in golden}
         cache = embedder.cache()
         try:
@@ -674,9 +595,7 @@ def ablation_report(context: dg.AssetExecutionContext, settings: SettingsResourc
             if cache:
                 cache.close()
         rows, md, recommendations, paths = result.rows, result.markdown, result.recommendations, result.paths
-        # written last: a crash before this recomputes the report next time
-        write_text_atomic(memo_path, json.dumps({"data_version": memo, "recommendations": recommendations},
-                                                ensure_ascii=False, default=str) + "\n")
+        remember_report(out_dir, memo, recommendations)  # written last: a crash before this recomputes the report
     plot = Path(paths.get("plot", ""))
     metadata = {
         "report": dg.MetadataValue.md(md),
