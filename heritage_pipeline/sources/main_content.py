@@ -40,7 +40,6 @@ import re
 from collections import Counter
 from typing import Any
 
-import regex
 
 from .html import HtmlItem, HtmlPage, _Aligner
 
@@ -52,7 +51,7 @@ REPEATED_MAX_WORDS = 6
 MAX_LINK_SHARE = 0.5
 MIN_RESCUE_WORDS = 20
 _CAPTION_TAGS = frozenset({"figure", "figcaption", "time", "address"})
-_TOKEN = regex.compile(r"\w+")
+from heritage_pipeline.core.text import WORD_RE as _TOKEN  # noqa: E402  (the one word tokenizer)
 _TABLE_BAR = re.compile(r"(?:^|\s)\|(?:\s|$)")
 
 TRAFILATURA = "trafilatura"
