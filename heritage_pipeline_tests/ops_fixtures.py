@@ -103,7 +103,7 @@ def make_project(root: Path, *, keywords: str = "rake", files: dict[str, str] | 
 
 def register_languages(instance, project: Project) -> list[tuple[str, str]]:
     """Add the languages of the project's raw files to the instance; returns the (source_type, lang) partitions."""
-    from heritage_pipeline.defs.assets import discover_once
+    from heritage_pipeline.incremental.discovery import discover_once
 
     parts = sorted({s.partition for s in discover_once(project.data)})
     langs = sorted({lang for _, lang in parts})
@@ -131,7 +131,7 @@ def materialize_gazetteer(defs, instance):
     partition that has input files, then materialise the gazetteer from them; returns the gazetteer run's result."""
     import dagster as dg
 
-    from heritage_pipeline.defs.assets import discover_once
+    from heritage_pipeline.incremental.discovery import discover_once
     from heritage_pipeline.defs.automation import PARSE_KEYS
     from heritage_pipeline.enrich.gazetteer import GAZETTEER_SOURCE_TYPES
 

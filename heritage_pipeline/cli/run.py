@@ -92,7 +92,7 @@ def _run(args: argparse.Namespace, pcfg, out: Path, verbose: int) -> tuple:
 
     from heritage_pipeline.core.progress import advance, phase
     from heritage_pipeline.definitions import build_definitions
-    from heritage_pipeline.defs.assets import discover_once
+    from heritage_pipeline.incremental.discovery import discover_once
     from heritage_pipeline.defs.partitions import language_partitions, partition_key_str
 
     _restore_termination_signals()

@@ -27,7 +27,6 @@ import json
 import os
 import warnings
 from collections import Counter
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +41,15 @@ from heritage_pipeline.core.config import (DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPE
     load_chunking_config, load_pipeline_config)
 from heritage_pipeline.dedup.checks import deduped_checks, source_caps
 from heritage_pipeline.dedup.minhash import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
-from heritage_pipeline.sources.discovery import RawSource, discover, sources_to_table, table_to_sources
-from heritage_pipeline.enrich.langid import LanguagePolicy, policy_from
+from heritage_pipeline.sources.discovery import sources_to_table, table_to_sources
+from heritage_pipeline.enrich.langid import policy_from
 from heritage_pipeline.enrich.gazetteer import GAZETTEER_SOURCE_TYPES
+from heritage_pipeline.incremental.discovery import discover_once
 from heritage_pipeline.incremental.ablation import ablation_memo, forget_report, remember_report, stored_report
 from heritage_pipeline.incremental.enrichment import enrich_with_reuse
 from heritage_pipeline.incremental.parsing import parse_with_reuse
 from heritage_pipeline.incremental.versions import (chained_version, digest, is_current, read_if_code_version,
-    read_if_version, source_hash, stored_versions, with_versions, write_version_marker)
+    read_if_version, stored_versions, with_versions, write_version_marker)
 from heritage_pipeline.index.sync import sync_index
 from heritage_pipeline.core.storage import OutputLayout, atomic_write
 from heritage_pipeline.core.models import Chunk, chunks_to_table, table_to_chunks
@@ -66,43 +66,6 @@ warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*data_versi
 
 CHUNKING_CONFIG_PATH = Path(os.environ.get("HERITAGE_CHUNKING_CONFIG", DEFAULT_CHUNKING_CONFIG))
 PIPELINE_CONFIG_PATH = Path(os.environ.get("HERITAGE_PIPELINE_CONFIG", DEFAULT_PIPELINE_CONFIG))
-
-
-@lru_cache(maxsize=8)
-def _discover_cached(data_dir: str, stamp: tuple, cache_path: str | None,
-                     policy: LanguagePolicy | None = None) -> list[RawSource]:
-    if cache_path is None:
-        return discover(data_dir, policy=policy)
-    from upath import UPath
-
-    path = UPath(cache_path)
-    # a new language detector, or another language policy (candidates, thresholds), invalidates the remembered languages
-    version = source_hash("sources.discovery") + ":" + digest("language_policy", repr(policy or LanguagePolicy()))[:12]
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        stored = {}
-    langs = dict(stored.get("languages", {})) if stored.get("version") == version else {}
-    before = dict(langs)
-    sources = discover(data_dir, lang_cache=langs, policy=policy)
-    if langs != before:
-        payload = json.dumps({"version": version, "languages": langs}, sort_keys=True)
-        atomic_write(path, lambda tmp: tmp.write_text(payload, encoding="utf-8"))
-    return sources
-
-
-def discover_once(data_dir: str | Path, cache_dir: str | None = None,
-                  policy: LanguagePolicy | None = None) -> list[RawSource]:
-    """Discovery memoised per process on the (path, size, mtime) of every file: partitions of one run share it.
-
-    ``cache_dir`` (the storage folder or URI): remember each file's detected language by content hash in
-    ``<cache_dir>/languages.json``, so that a run over unchanged files does no language detection (and never loads
-    the language models). ``policy``: the chunking config's language policy (fallback languages, candidates).
-    """
-    raw = Path(data_dir) / "raw"
-    stamp = tuple(sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in raw.rglob("*") if p.is_file())) if raw.is_dir() else ()
-    return _discover_cached(str(data_dir), stamp, f"{str(cache_dir).rstrip('/')}/languages.json" if cache_dir else None,
-                            policy)
 
 
 def runtime_code_version(context: dg.AssetExecutionContext, settings: SettingsResource,

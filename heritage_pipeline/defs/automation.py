@@ -24,7 +24,7 @@ import dagster as dg
 
 from heritage_pipeline.enrich.langid import policy_from
 
-from .assets import discover_once
+from heritage_pipeline.incremental.discovery import discover_once
 from .partitions import language_partitions
 from .resources import SettingsResource
 

@@ -54,7 +54,7 @@ class StageInputs:
 
 EMBEDDER = tuple(f"embedder.{k}" for k in EMBEDDER_OUTPUT_KEYS)
 STAGES: dict[str, StageInputs] = {
-    "raw_sources": StageInputs(modules=("sources.discovery",)),
+    "raw_sources": StageInputs(modules=("sources.discovery", "incremental.discovery")),
     "parsed_sections": StageInputs(chunking=("hierarchy", "sources", "domains"),
                                    modules=("sources.dispatch", "incremental.parsing"),
                                    files=(Path(DEFAULT_MAPPINGS), Path(SCHEMA_ENUM), Path(DEFAULT_LINKML_MAPPINGS),

@@ -111,7 +111,8 @@ def test_the_ablation_memo_reuses_only_a_whole_report_of_the_same_inputs(tmp_pat
 @pytest.mark.parametrize("stage, module", [("parsed_sections", "incremental/parsing.py"),
                                            ("enriched_chunks", "incremental/enrichment.py"),
                                            ("ablation_report", "incremental/ablation.py"),
-                                           ("gazetteer", "enrich/gazetteer.py")])
+                                           ("gazetteer", "enrich/gazetteer.py"),
+                                           ("raw_sources", "incremental/discovery.py")])
 def test_changing_the_moved_logic_changes_the_assets_code_version(stage, module, monkeypatch):
     """The reuse logic moved out of defs/assets.py is hashed into the code version of the asset that uses it: a
     changed byte of that module gives a new code version (and so no reuse of outputs stored by the old logic)."""
