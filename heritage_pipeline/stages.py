@@ -20,9 +20,10 @@ from heritage_pipeline.dedup.identity import dedup_records_and_prose
 from heritage_pipeline.dedup.minhash import DedupRecord
 from heritage_pipeline.sources.discovery import RawSource
 from heritage_pipeline.embed.cache import EmbeddingCache, embed_with_cache
-from heritage_pipeline.enrich.keywords import is_registry_row
+from heritage_pipeline.enrich.keywords import VECTOR_METHODS, is_registry_row
 from heritage_pipeline.enrich.stage import enrich_chunks
-from heritage_pipeline.enrich.heritage import annotate_heritage
+from heritage_pipeline.enrich.gazetteer import Gazetteer, build_gazetteer, fingerprint, gazetteer_from_json, gazetteer_to_json
+from heritage_pipeline.enrich.heritage import annotate_chunks, annotate_heritage
 from heritage_pipeline.sources.linkml import type_label
 from heritage_pipeline.core.models import Chunk, QuarantineRecord, chunk_to_json
 from heritage_pipeline.sources.dispatch import parse_source
@@ -90,9 +91,45 @@ def passage_vectors(chunks: list[Chunk], embedder, ecfg: EmbedderConfig, cache: 
     return embed_with_cache(embedder, texts, cache, prefix=ecfg.passage_prefix)
 
 
+def gazetteer_stage(docs: Iterable[ParsedDocument], config: ChunkingConfig, data_dir: str | Path | None = None) -> Gazetteer:
+    """The entity gazetteer of the parsed registries and LinkML entities under ``context.entities.gazetteer``
+    (:func:`heritage_pipeline.enrich.gazetteer.build_gazetteer`): the ``gazetteer`` asset over the stored
+    ``parsed_sections`` of the registry / LinkML partitions, the ``chunk`` command over the same files parsed now.
+
+    Args:
+        docs: parsed documents (those of other source types or outside the configured paths are ignored).
+        config: the chunking config (``context.entities.gazetteer``).
+        data_dir: the run's data folder (relative paths resolve against it), default the bundled ``data/``.
+
+    Returns:
+        The gazetteer (empty when ``context.entities.heritage`` is false: nothing reads it then).
+    """
+    if not config.context.entities.heritage:
+        return Gazetteer()
+    return build_gazetteer(docs, config.context.entities.gazetteer, data_dir)
+
+
+def write_gazetteer(gaz: Gazetteer, path: str | Path) -> str:
+    """Store ``gaz`` as JSON atomically; returns its fingerprint (the gazetteer asset's data version)."""
+    text = gazetteer_to_json(gaz)
+    atomic_write(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return fingerprint(gaz)
+
+
+def load_gazetteer(path: str | Path) -> tuple[Gazetteer, str]:
+    """The gazetteer stored by :func:`write_gazetteer` and its fingerprint.
+
+    Raises:
+        FileNotFoundError: nothing is stored at ``path`` (the ``gazetteer`` asset was never materialised).
+    """
+    gaz = gazetteer_from_json(Path(path).read_text(encoding="utf-8"))
+    return gaz, fingerprint(gaz)
+
+
 def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecfg: EmbedderConfig | None = None,
                  cache: EmbeddingCache | None = None, data_dir: str | Path | None = None,
-                 stats: dict[str, int] | None = None, timings: dict[str, float] | None = None) -> list[Chunk]:
+                 stats: dict[str, int] | None = None, timings: dict[str, float] | None = None,
+                 gazetteer: Gazetteer | None = None) -> list[Chunk]:
     """Keywords, NER, heritage mentions, per-chunk language, section embeddings and quality flags, in place.
 
     Keywords rank against the chunk's passage vector computed here once through the cache (the embedding stage finds
@@ -104,11 +141,14 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
         embedder: the passage embedder (keywords and section embeddings), or None to skip both.
         ecfg: the embedder config (context prefix, passage prefix); default the model defaults.
         cache: the embedding cache, or None.
-        data_dir: the data folder whose registries build the gazetteer (default the bundled data).
+        data_dir: the data folder whose registries build the gazetteer when ``gazetteer`` is None (through the
+            same :func:`gazetteer_stage`; default the bundled data).
         stats: if given, receives ``passages_embedded_now``: chunk passages embedded now for keywords (keyword
             candidates and breadcrumbs are not passages and are not counted).
         timings: if given, receives wall seconds per sub-step (``heritage_mentions``, ``passage_vectors``, the
             sub-steps of :func:`~heritage_pipeline.enrich.stage.enrich_chunks`, ``quality``).
+        gazetteer: the gazetteer the heritage mentions resolve against (the ``gazetteer`` asset's); None builds the
+            one of ``data_dir``'s registries.
 
     Returns:
         ``chunks``.
@@ -116,11 +156,14 @@ def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecf
     from heritage_pipeline.enrich.stage import timed
 
     with timed(timings, "heritage_mentions"):
-        annotate_heritage(chunks, config, data_dir)  # heritage mentions + coreference -> meta.mentioned_entities
+        if gazetteer is None:  # heritage mentions + coreference -> meta.mentioned_entities
+            annotate_heritage(chunks, config, data_dir)
+        elif config.context.entities.heritage and chunks:
+            annotate_chunks(chunks, gazetteer)
     doc_vectors = None
     embedded = 0
     prose = [c for c in chunks if not is_registry_row(c)]  # registry rows take their slot values as keywords: no vectors
-    if embedder is not None and config.context.keywords.method in ("keybert", "embedding") and prose:
+    if embedder is not None and config.context.keywords.method in VECTOR_METHODS and prose:
         with timed(timings, "passage_vectors"):
             doc_vectors, _, embedded = passage_vectors(prose, embedder, ecfg or EmbedderConfig(), cache)
     if stats is not None:

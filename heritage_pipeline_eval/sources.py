@@ -50,7 +50,7 @@ from heritage_pipeline.core.config import REPO_ROOT  # noqa: E402
 DEFAULT_WEB_DATA = (Path(os.environ.get("HERITAGE_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
                     / "web" / "boilerplate_pairs")
 DEFAULT_ENTITY_GOLD = REPO_ROOT / "data" / "eval" / "entities" / "gold.jsonl"
-_TOKEN = re.compile(r"\w+")
+from heritage_pipeline.core.text import WORD_RE as _TOKEN  # noqa: E402  (the one word tokenizer)
 
 
 # ------------------------------------------------------------------------------------------------------ metrics

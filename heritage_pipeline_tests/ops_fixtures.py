@@ -103,7 +103,7 @@ def make_project(root: Path, *, keywords: str = "rake", files: dict[str, str] | 
 
 def register_languages(instance, project: Project) -> list[tuple[str, str]]:
     """Add the languages of the project's raw files to the instance; returns the (source_type, lang) partitions."""
-    from heritage_pipeline.defs.assets import discover_once
+    from heritage_pipeline.incremental.discovery import discover_once
 
     parts = sorted({s.partition for s in discover_once(project.data)})
     langs = sorted({lang for _, lang in parts})
@@ -120,8 +120,30 @@ def materialize_partition(defs, instance, source_type: str, lang: str, selection
     from heritage_pipeline.defs.automation import PARTITIONED_KEYS
 
     key = dg.MultiPartitionKey({"source_type": source_type, "language": lang})
+    if selection is None or "enriched_chunks" in selection:
+        materialize_gazetteer(defs, instance)
     return dg.materialize(list(defs.assets), selection=list(selection or PARTITIONED_KEYS), partition_key=key,
                           instance=instance, resources=defs.resources, raise_on_error=True)
+
+
+def materialize_gazetteer(defs, instance):
+    """What ``heritage-pipeline run`` does before the partition runs: parse every registered registry / LinkML
+    partition that has input files, then materialise the gazetteer from them; returns the gazetteer run's result."""
+    import dagster as dg
+
+    from heritage_pipeline.incremental.discovery import discover_once
+    from heritage_pipeline.defs.automation import PARSE_KEYS
+    from heritage_pipeline.enrich.gazetteer import GAZETTEER_SOURCE_TYPES
+
+    settings = defs.resources["settings"]
+    langs = set(instance.get_dynamic_partitions("language"))
+    parts = sorted({s.partition for s in discover_once(settings.data_dir) if s.status != "skipped"})
+    for st, lang in parts:
+        if st in GAZETTEER_SOURCE_TYPES and lang in langs:
+            dg.materialize(list(defs.assets), selection=list(PARSE_KEYS), instance=instance, resources=defs.resources,
+                           partition_key=dg.MultiPartitionKey({"source_type": st, "language": lang}), raise_on_error=True)
+    return dg.materialize(list(defs.assets), selection=["gazetteer"], instance=instance, resources=defs.resources,
+                          raise_on_error=True)
 
 
 def materialize_index(defs, instance):

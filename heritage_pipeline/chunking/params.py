@@ -8,12 +8,11 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
-import regex
 
 from heritage_pipeline.core.config import ChunkingConfig
 from heritage_pipeline.core.structure import ATOMIC_KINDS
 
-WORD_RE = regex.compile(r"\w+")
+from heritage_pipeline.core.text import WORD_RE  # noqa: E402  (the one word tokenizer; re-exported for chunking.ids)
 
 
 @dataclass(frozen=True)

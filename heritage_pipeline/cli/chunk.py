@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 
 from heritage_pipeline.core.config import (
@@ -38,9 +39,9 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     """``chunk PATH... --out OUT.jsonl``: usage errors first (exit 2), then the pipeline with library output in
     ``OUT.log`` (see :func:`_chunk_files`)."""
     try:
-        cfg = load_chunking_config(args.config, **chunk_overrides(args))
+        cfg = load_config(args)
     except ConfigError as exc:
-        err.print(str(exc))
+        err.print(str(exc), markup=False, highlight=False)
         return 2
     pcfg = load_pipeline_config(args.pipeline_config)
     if Path(args.out).is_dir():
@@ -74,7 +75,7 @@ def _chunk_files(args: argparse.Namespace, files: list[Path], cfg, pcfg, out: Pa
     from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs, text_quality
 
     with display:
-        sources, parsed, items, kept, log, cfg = _process(args, files, cfg, pcfg)
+        sources, parsed, items, kept, log, cfg, notice = _process(args, files, cfg, pcfg)
     n = P.write_jsonl(kept, out, cfg.outputs.fields)
     qpath = out.with_name(out.stem + ".quarantine.jsonl") if out.suffix == ".jsonl" else Path(str(out) + ".quarantine.jsonl")
     P.write_quarantine(parsed.quarantined, qpath)
@@ -89,13 +90,17 @@ def _chunk_files(args: argparse.Namespace, files: list[Path], cfg, pcfg, out: Pa
     for line in summary.lines() + text_quality(items, [parsed_file(d) for d in parsed.docs]).lines():
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     console.print(f"{len(items)} chunks, {len(log)} dropped as duplicates, {n} written to {out}")
+    if notice:
+        console.print(notice, markup=False, highlight=False, soft_wrap=True)
     if parsed.quarantined:
         console.print(f"quarantine: {qpath}")
     return 0
 
 
 def _process(args: argparse.Namespace, files: list[Path], cfg, pcfg):
-    """Read, parse, chunk, enrich and deduplicate ``files``; returns (sources, parsed, items, kept, dedup log, cfg)."""
+    """Read, parse, chunk, enrich and deduplicate ``files``; returns (sources, parsed, items, kept, dedup log, cfg,
+    notice), ``notice`` the line saying that prose chunks got RAKE keywords instead of the configured
+    embedding-ranked ones (no model loaded), else None."""
     from heritage_pipeline import stages as P
     from heritage_pipeline.core.progress import advance, phase
     from heritage_pipeline.core.storage import OutputLayout
@@ -103,6 +108,7 @@ def _process(args: argparse.Namespace, files: list[Path], cfg, pcfg):
     from heritage_pipeline.embed.embedders import make_embedder
     from heritage_pipeline.sources.discovery import load_source
 
+    from heritage_pipeline.enrich.keywords import VECTOR_METHODS, is_registry_row
     from heritage_pipeline.enrich.langid import policy_from, resolve_folder_languages
 
     sources = []
@@ -115,7 +121,7 @@ def _process(args: argparse.Namespace, files: list[Path], cfg, pcfg):
         for s, lang in zip(ok, resolve_folder_languages([(Path(s.abs_path).as_posix(), s.lang) for s in ok],
                                                         policy_from(cfg))):
             s.lang = lang
-    needs_model = (cfg.context.keywords.method in ("keybert", "embedding") or cfg.context.section_embedding) \
+    needs_model = (cfg.context.keywords.method in VECTOR_METHODS or cfg.context.section_embedding) \
         and not args.no_model
     # Registry rows need no model (their keywords are their slot values, enrich/keywords.py): load it only when a
     # source of another type is there, in a background thread while parsing and chunking run (~8 s of model load).
@@ -130,10 +136,15 @@ def _process(args: argparse.Namespace, files: list[Path], cfg, pcfg):
         parsed = P.parse_sources(sources, cfg)
     with phase("chunking", f"{len(parsed.docs)} documents"):
         items = P.chunk_documents(parsed.docs, cfg)
-    from heritage_pipeline.enrich.keywords import is_registry_row
-
-    embedder = loader.result() if (loader is not None and any(not is_registry_row(c) for c in items)) else None
-    if embedder is None and cfg.context.keywords.method in ("keybert", "embedding"):
+    prose = sum(1 for c in items if not is_registry_row(c))
+    embedder = loader.result() if (loader is not None and prose) else None
+    notice = None
+    if embedder is None and cfg.context.keywords.method in VECTOR_METHODS:
+        if prose:  # (registry rows take their slot values as keywords whatever the method: nothing to say for them)
+            why = "--no-model" if args.no_model else "no model is loaded for an input of CSV registries only"
+            notice = (f"keywords: {prose} prose chunks got RAKE keywords, not context.keywords.method "
+                      f"{cfg.context.keywords.method!r} ({why}); drop --no-model for embedding-ranked keywords")
+            logging.getLogger("heritage_pipeline.chunk").warning(notice)
         cfg = cfg.model_copy(update={"context": cfg.context.model_copy(update={
             "keywords": cfg.context.keywords.model_copy(update={"method": "rake"})})})
     cache = EmbeddingCache(args.cache) if (embedder is not None and args.cache) else None
@@ -141,13 +152,55 @@ def _process(args: argparse.Namespace, files: list[Path], cfg, pcfg):
         P.enrich_stage(items, cfg, embedder, pcfg.embedder, cache, data_dir=pcfg.data_path)
     with phase("deduplicating", f"{len(items)} chunks"):
         kept, log = P.dedup_stage(items, cfg)
-    return sources, parsed, items, kept, log, cfg
+    return sources, parsed, items, kept, log, cfg, notice
 
 
 def _parse_reason(accounted: str, discovery_reason: str) -> str:
     """The reason of a file's status: ``stages.parse_sources`` records ``skipped: <why>`` / ``quarantined: <why>``."""
     status, _, why = accounted.partition(": ")
     return why if status in ("skipped", "quarantined") and why else discovery_reason
+
+
+def _override_args(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """``(dotted key, the argument as typed)`` of every chunking override on the command line."""
+    out = []
+    if getattr(args, "mode", None):
+        out.append(("mode", f"--mode {args.mode}"))
+    if getattr(args, "domain", None):
+        out.append(("domains", f"--domain {args.domain}"))
+    for item in getattr(args, "set", None) or []:
+        out.append((item.partition("=")[0].strip(), f"--set {item}"))
+    return out
+
+
+def load_config(args: argparse.Namespace):
+    """The chunking config of ``chunk``: the file (``--config``) with ``--mode/--domain/--set`` applied.
+
+    Args:
+        args: the parsed ``chunk`` options.
+
+    Returns:
+        The validated :class:`~heritage_pipeline.core.config.ChunkingConfig`.
+
+    Raises:
+        ConfigError: an invalid file (the message names the file and key) or an invalid override: then the message
+            names the command-line argument(s) at fault (``--set sliding_window.overlap_ratio=0.9``), not the
+            file, which is valid.
+    """
+    overrides = chunk_overrides(args)
+    try:
+        return load_chunking_config(args.config, **overrides)
+    except ConfigError as exc:
+        if not overrides:
+            raise
+        load_chunking_config(args.config)  # the file itself is invalid: its own error, naming it, is raised here
+        lines = str(exc).splitlines()
+        bad = [ln.strip().split(":", 1)[0].split(" = ", 1)[0] for ln in lines[1:]]
+        named = [arg for key, arg in _override_args(args)
+                 if any(b == key or b.startswith(key + ".") or key.startswith(b + ".") for b in bad)]
+        named = named or [arg for _, arg in _override_args(args)]
+        raise ConfigError("\n".join([f"{', '.join(named)}: invalid override (the configuration file "
+                                      f"{args.config or 'configs/chunking.yaml'} itself is valid)", *lines[1:]])) from None
 
 
 def chunk_overrides(args: argparse.Namespace) -> dict[str, object]:

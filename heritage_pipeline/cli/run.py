@@ -48,7 +48,8 @@ def ensure_dagster_home(home: Path) -> bool:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Materialise every partition through ``ingest_job``, then ``index_job`` (``lancedb_index``, ``ablation_report``).
+    """Parse the registry / LinkML partitions (``parse_job``) and build the gazetteer (``gazetteer_job``), materialise
+    every partition through ``ingest_job``, then ``index_job`` (``lancedb_index``, ``ablation_report``).
 
     The runs are Dagster runs of the named jobs on the project's Dagster instance (``$DAGSTER_HOME``), so they show
     in the UI as ``ingest_job`` / ``index_job`` and write exactly what a UI-launched run writes. Partitions: every
@@ -91,7 +92,7 @@ def _run(args: argparse.Namespace, pcfg, out: Path, verbose: int) -> tuple:
 
     from heritage_pipeline.core.progress import advance, phase
     from heritage_pipeline.definitions import build_definitions
-    from heritage_pipeline.defs.assets import discover_once
+    from heritage_pipeline.incremental.discovery import discover_once
     from heritage_pipeline.defs.partitions import language_partitions, partition_key_str
 
     _restore_termination_signals()
@@ -118,6 +119,18 @@ def _run(args: argparse.Namespace, pcfg, out: Path, verbose: int) -> tuple:
     run_job = _job_runner(spec, defs, instance)
     failures: list[str] = []
     reuse: dict[str, tuple[int, int]] = {}  # partition -> (assets reused, assets materialised)
+    # the gazetteer (an asset upstream of every partition's enriched_chunks) is built from the parsed registry and
+    # LinkML partitions: those are parsed first, then the gazetteer, then every partition runs whole (reusing them)
+    from heritage_pipeline.enrich.gazetteer import GAZETTEER_SOURCE_TYPES
+
+    with phase("registries and gazetteer (parse_job, gazetteer_job)"):
+        for st, lang in (p for p in partitions if p[0] in GAZETTEER_SOURCE_TYPES):
+            outcome = _attempt(run_job, "parse_job", (st, lang))
+            if isinstance(outcome, str):
+                failures.append(f"{partition_key_str(st, lang)} (parse): {outcome}")
+        outcome = _attempt(run_job, "gazetteer_job", None)
+        if isinstance(outcome, str):
+            failures.append(f"gazetteer: {outcome}")
     label = "partitions (ingest_job)"
     advance(label, 0, len(partitions))
     for i, (st, lang) in enumerate(partitions, 1):
@@ -144,6 +157,15 @@ def _run(args: argparse.Namespace, pcfg, out: Path, verbose: int) -> tuple:
         finals = outcome
     elapsed = time.perf_counter() - t_start
     return sources, partitions, out, pcfg, elapsed, failures, reuse, finals
+
+
+def _attempt(run_job, job_name: str, partition):
+    """``run_job(job_name, partition)``, an exception turned into its one-line message (one broken run must not
+    lose the others)."""
+    try:
+        return run_job(job_name, partition)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
 
 
 def _materialized_metadata(events) -> dict[str, dict]:

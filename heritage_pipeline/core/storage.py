@@ -9,6 +9,7 @@ Layout under the output folder (``output_dir`` of ``configs/pipeline.yaml``)::
     storage/<asset>/<lang>/<source_type>.parquet   the partitioned intermediates (the IO manager)
     storage/quarantine/<lang>/<source_type>.jsonl  parse-stage quarantine records of one partition
     storage/dedup_log/<lang>/<source_type>.parquet the dedup log of one partition
+    storage/gazetteer.json                the entity gazetteer (the gazetteer asset)
     storage/languages.json                detected language per file hash (discovery)
     cache/embeddings.sqlite               the embedding cache
     cache/models/                         locally derived models (ONNX export, model2vec)
@@ -91,6 +92,11 @@ class OutputLayout:
     @property
     def model_cache(self) -> Path:
         return self.root / "cache" / "models"
+
+    @property
+    def gazetteer(self) -> Path:
+        """``storage/gazetteer.json``: the entities of the gazetteer asset."""
+        return self.storage / "gazetteer.json"
 
     def partition_file(self, asset: str, source_type: str, lang: str) -> Path:
         """``storage/<asset>/<lang>/<source_type>.parquet``."""

@@ -1,4 +1,5 @@
-"""Text helpers shared by every stage: decoding raw files, the one documented normalisation, grapheme-safe cuts.
+"""Text helpers shared by every stage: decoding raw files, the one documented normalisation, grapheme-safe cuts,
+the one word tokenizer (:data:`WORD_RE`, :func:`words`) and the one markup stripper (:func:`strip_markup`).
 
 Offsets everywhere are code points (Python ``str`` indices) into the decoded raw text with a leading BOM removed.
 """
@@ -251,3 +252,50 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 def line_starts(text: str) -> list[int]:
     """Offsets where each line starts (line endings: CRLF, CR or LF, as in CommonMark)."""
     return [0] + [m.end() for m in _LINE_END.finditer(text) if m.end() < len(text)]
+
+
+# ------------------------------------------------------------------------------------------- words and markup
+# The one word tokenizer: maximal runs of Unicode word characters as UTS #18 defines them (letters, combining marks,
+# digits, connector punctuation), through the `regex` module. Python's `re` \w leaves out combining marks, so it cut
+# words of scripts that write vowels as marks (Devanagari, Tamil, Thai ...) into pieces. Used for chunk ids, adaptive
+# overlap, boilerplate shingles, table header matching, BM25 analysis and the source evaluations; tokenisers that
+# differ on purpose say why where they are defined (keywords: letters only; dedup shingles: one token per CJK
+# character; gazetteer names: letters and digits only, so snake_case identifiers still show their words).
+WORD_RE = regex.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` (:data:`WORD_RE`), as they appear (no case folding).
+
+    Args:
+        text: any text.
+
+    Returns:
+        The maximal runs of word characters, in order.
+    """
+    return WORD_RE.findall(text)
+
+
+_CODE_FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1", re.S | re.M)
+_HTML_DROP = re.compile(r"<(script|style|noscript|svg|template)\b.*?</\1\s*>", re.S | re.I)
+_TAG = re.compile(r"<[^>]*>")
+_URL = re.compile(r"\(?https?://\S+|\]\([^)]*\)|\{\*.*?\*\}|\{\{.*?\}\}")
+
+
+def strip_markup(text: str) -> str:
+    """The one markup stripper: Markdown / HTML to the plain prose that language detection, keyword extraction and
+    the file-level language of discovery read. Fenced code blocks, ``<script>``/``<style>``/``<noscript>``/``<svg>``/
+    ``<template>`` elements, HTML tags, URLs, Markdown link targets and template / include directives
+    (``{{ ... }}``, ``{* ... *}``) become one space each; everything else is kept as it is.
+
+    Args:
+        text: Markdown, HTML or plain text.
+
+    Returns:
+        The text with that markup replaced by spaces (offsets are not preserved; never used for spans).
+    """
+    text = _CODE_FENCE.sub(" ", text)
+    if "<" in text:
+        text = _HTML_DROP.sub(" ", text)
+        text = _TAG.sub(" ", text)
+    return _URL.sub(" ", text)

@@ -45,6 +45,8 @@ REASON_EXACT = "exact"
 REASON_NEAR = "near-duplicate (minhash)"
 SEED = 1
 # A "word" for shingling: one CJK / kana / hangul character, or a run of other word characters.
+# Deliberately not core.text.WORD_RE: shingles take one token per Han / kana / Hangul character (those scripts
+# write no spaces, so a "word" run would be a whole sentence and no two near-duplicates would share a shingle).
 _WORDS = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]|[^\W\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+")
 _POLY = np.uint64(0x100000001B3)  # FNV-64 prime, odd: multiplier of the polynomial shingle hash (wraps mod 2^64)
 

@@ -1,4 +1,4 @@
-"""The eight assets of the pipeline, thin wrappers over :mod:`heritage_pipeline.stages`.
+"""The nine assets of the pipeline, thin wrappers over :mod:`heritage_pipeline.stages`.
 
 ``raw_sources -> parsed_sections -> chunks -> enriched_chunks -> deduped_chunks -> embedded_chunks`` are
 partitioned by source_type x language and stored as Parquet (one file per partition); ``lancedb_index`` and
@@ -14,7 +14,9 @@ Versions (see :mod:`.versions` and :mod:`heritage_pipeline.incremental.versions`
 
 Incremental work: an asset whose data version would equal the one in its stored Parquet file returns that file
 instead of recomputing (a nightly run over unchanged registries parses, enriches and embeds nothing); parsing
-reuses the documents of unchanged files and enrichment the rows of unchanged chunks when a partition did change;
+reuses the documents of unchanged files (:mod:`heritage_pipeline.incremental.parsing`) and enrichment the rows of
+unchanged chunks (:mod:`heritage_pipeline.incremental.enrichment`) when a partition did change; the ablation report
+is memoised (:mod:`heritage_pipeline.incremental.ablation`);
 the embedding cache serves every passage embedded before; ``lancedb_index`` rewrites only the partitions whose
 data version changed, in one LanceDB commit.
 """
@@ -25,7 +27,6 @@ import json
 import os
 import warnings
 from collections import Counter
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -40,16 +41,19 @@ from heritage_pipeline.core.config import (DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPE
     load_chunking_config, load_pipeline_config)
 from heritage_pipeline.dedup.checks import deduped_checks, source_caps
 from heritage_pipeline.dedup.minhash import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
-from heritage_pipeline.sources.discovery import RawSource, discover, sources_to_table, table_to_sources
-from heritage_pipeline.enrich.langid import LanguagePolicy, policy_from
-from heritage_pipeline.enrich.heritage import annotate_heritage, copy_annotation, heritage_version, mention_context_key
-from heritage_pipeline.incremental.versions import (add_row_keys, chained_version, digest, is_current,
-    read_if_code_version, read_if_version, reusable_rows, source_hash, stored_versions, with_versions,
-    write_text_atomic, write_version_marker)
+from heritage_pipeline.sources.discovery import sources_to_table, table_to_sources
+from heritage_pipeline.enrich.langid import policy_from
+from heritage_pipeline.enrich.gazetteer import GAZETTEER_SOURCE_TYPES
+from heritage_pipeline.incremental.discovery import discover_once
+from heritage_pipeline.incremental.ablation import ablation_memo, forget_report, remember_report, stored_report
+from heritage_pipeline.incremental.enrichment import enrich_with_reuse
+from heritage_pipeline.incremental.parsing import parse_with_reuse
+from heritage_pipeline.incremental.versions import (chained_version, digest, is_current, read_if_code_version,
+    read_if_version, stored_versions, with_versions, write_version_marker)
 from heritage_pipeline.index.sync import sync_index
 from heritage_pipeline.core.storage import OutputLayout, atomic_write
-from heritage_pipeline.core.models import Chunk, QuarantineRecord, chunks_to_table, table_to_chunks
-from heritage_pipeline.sources.dispatch import docs_to_table, table_to_docs
+from heritage_pipeline.core.models import Chunk, chunks_to_table, table_to_chunks
+from heritage_pipeline.sources.dispatch import table_to_docs
 from .io_managers import partition_path
 from .metadata import histogram, table as table_md
 from .partitions import language_partitions, partition_key_str, source_language_partitions, split_partition_key
@@ -62,44 +66,6 @@ warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*data_versi
 
 CHUNKING_CONFIG_PATH = Path(os.environ.get("HERITAGE_CHUNKING_CONFIG", DEFAULT_CHUNKING_CONFIG))
 PIPELINE_CONFIG_PATH = Path(os.environ.get("HERITAGE_PIPELINE_CONFIG", DEFAULT_PIPELINE_CONFIG))
-QUARANTINE_COLUMN = "heritage_quarantine"  # parsed_sections: JSON list of the file's partial quarantine records
-
-
-@lru_cache(maxsize=8)
-def _discover_cached(data_dir: str, stamp: tuple, cache_path: str | None,
-                     policy: LanguagePolicy | None = None) -> list[RawSource]:
-    if cache_path is None:
-        return discover(data_dir, policy=policy)
-    from upath import UPath
-
-    path = UPath(cache_path)
-    # a new language detector, or another language policy (candidates, thresholds), invalidates the remembered languages
-    version = source_hash("sources.discovery") + ":" + digest("language_policy", repr(policy or LanguagePolicy()))[:12]
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        stored = {}
-    langs = dict(stored.get("languages", {})) if stored.get("version") == version else {}
-    before = dict(langs)
-    sources = discover(data_dir, lang_cache=langs, policy=policy)
-    if langs != before:
-        payload = json.dumps({"version": version, "languages": langs}, sort_keys=True)
-        atomic_write(path, lambda tmp: tmp.write_text(payload, encoding="utf-8"))
-    return sources
-
-
-def discover_once(data_dir: str | Path, cache_dir: str | None = None,
-                  policy: LanguagePolicy | None = None) -> list[RawSource]:
-    """Discovery memoised per process on the (path, size, mtime) of every file: partitions of one run share it.
-
-    ``cache_dir`` (the storage folder or URI): remember each file's detected language by content hash in
-    ``<cache_dir>/languages.json``, so that a run over unchanged files does no language detection (and never loads
-    the language models). ``policy``: the chunking config's language policy (fallback languages, candidates).
-    """
-    raw = Path(data_dir) / "raw"
-    stamp = tuple(sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in raw.rglob("*") if p.is_file())) if raw.is_dir() else ()
-    return _discover_cached(str(data_dir), stamp, f"{str(cache_dir).rstrip('/')}/languages.json" if cache_dir else None,
-                            policy)
 
 
 def runtime_code_version(context: dg.AssetExecutionContext, settings: SettingsResource,
@@ -208,10 +174,6 @@ def raw_sources(context: dg.AssetExecutionContext, settings: SettingsResource) -
     })
 
 
-def _file_key(src: RawSource) -> str:
-    return digest(src.path, src.sha256, src.source_type, src.lang, src.status)
-
-
 @dg.asset(
     group_name="ingest", kinds={"python", "docling", "parquet"}, **PARTITIONED,
     description="Parsed documents: blocks (paragraphs, headings, tables, code, messages, rows, entities) with "
@@ -224,52 +186,23 @@ def parsed_sections(context: dg.AssetExecutionContext, settings: SettingsResourc
     quarantine_path = OutputLayout(settings.output_path).partition_quarantine(step.source_type, step.lang)
     if (stored := step.stored()) is not None and is_current(quarantine_path, step.data_version):
         return step.reuse(stored, {"files_parsed_now": 0, "files_reused": len(set(stored.column("source_path").to_pylist()))})
-    sources = table_to_sources(raw_sources)
-    keys = {s.path: _file_key(s) for s in sources}
-    previous = step.previous()
-    reuse = reusable_rows(previous, list(keys.values()))
-    todo = [s for s in sources if keys[s.path] not in reuse]
-    result = P.parse_sources(todo, settings.chunking())
-    by_file: dict[str, list[dict]] = {}
-    for q in result.quarantined:
-        by_file.setdefault(q.path.split("#", 1)[0], []).append(q.model_dump())
-    new = docs_to_table(result.docs)
-    new = add_row_keys(new, [keys[d.source_path] for d in result.docs])
-    new = new.append_column(QUARANTINE_COLUMN, pa.array([json.dumps(by_file.get(d.source_path, []), ensure_ascii=False)
-                                                         for d in result.docs], type=pa.string()))
-    new_rows: dict[str, list[int]] = {}
-    for i, d in enumerate(result.docs):
-        new_rows.setdefault(d.source_path, []).append(i)
-    pieces = []
-    for s in sources:  # the order a full parse gives: sources in order, documents in parse order
-        if keys[s.path] in reuse:
-            pieces.append(previous.take(reuse[keys[s.path]]).select(new.column_names).cast(new.schema))
-        elif s.path in new_rows:
-            pieces.append(new.take(new_rows[s.path]))
-    table = pa.concat_tables(pieces) if pieces else new
-    quarantined = [r for r in result.quarantined if r.path.split("#", 1)[0] not in keys or keys[r.path.split("#", 1)[0]] not in reuse]
-    reused_paths = {s.path for s in sources if keys[s.path] in reuse}
-    skipped = list(result.skipped)
-    if reused_paths:
-        old = previous.take(sorted(i for s in reused_paths for i in reuse[keys[s]]))
-        for d, q in zip(table_to_docs(old), old.column(QUARANTINE_COLUMN).to_pylist()):
-            skipped += [f"{d.source_path}: {s}" for s in d.skipped]
-            quarantined += [QuarantineRecord.model_validate(r) for r in json.loads(q or "[]")]
-    P.write_quarantine(quarantined, quarantine_path)
+    res = parse_with_reuse(table_to_sources(raw_sources), step.previous(), lambda todo: P.parse_sources(todo, settings.chunking()))
+    P.write_quarantine(res.quarantined, quarantine_path)
     if step.data_version is not None:  # the quarantine file belongs to this version (a crash or revert recomputes)
         write_version_marker(quarantine_path, step.data_version)
+    table, quarantined, skipped = res.table, res.quarantined, res.skipped
     return step.output(table, {
         "dagster/row_count": table.num_rows,
         "documents": table.num_rows,
         "sections": sum(table.column("n_sections").to_pylist()) if table.num_rows else 0,
-        "files_parsed_now": len(todo),
-        "files_reused": len(reused_paths),
+        "files_parsed_now": res.files_parsed_now,
+        "files_reused": res.files_reused,
         "quarantined": len(quarantined),
         "skipped": len(skipped),
         "quarantine": table_md(("path", "reason"), [(r.path, r.reason) for r in quarantined]),
         "skipped_items": dg.MetadataValue.md("\n".join(f"- {s}" for s in skipped[:200]) or "(none)"),
         **_removed_content_metadata(table),
-        **_registry_mapping_metadata(result.docs),
+        **_registry_mapping_metadata(res.docs_parsed_now),
     })
 
 
@@ -339,8 +272,50 @@ def chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokeni
     })
 
 
+# The gazetteer follows the registry / LinkML partitions it is built from as soon as none is still being parsed; a
+# new gazetteer (another fingerprint) makes every partition's enriched_chunks stale, which the UI shows.
+GAZETTEER_AUTOMATION = (dg.AutomationCondition.any_deps_match(dg.AutomationCondition.data_version_changed()).since_last_handled()
+                        & ~dg.AutomationCondition.any_deps_in_progress()
+                        & ~dg.AutomationCondition.in_progress()).with_label("after registry updates")
+
+
+def _gazetteer_partitions(context: dg.AssetExecutionContext, settings: SettingsResource) -> list[pa.Table]:
+    """The stored ``parsed_sections`` of every registry / LinkML instance partition of a registered language."""
+    out = []
+    for lang in sorted(context.instance.get_dynamic_partitions(language_partitions.name)):
+        for st in GAZETTEER_SOURCE_TYPES:
+            path = partition_path(settings.storage, "parsed_sections", partition_key_str(st, lang))
+            if path.exists():
+                with path.open("rb") as f:
+                    out.append(pq.read_table(f))
+    return out
+
+
 @dg.asset(
-    group_name="chunk", kinds={"python", "keybert", "parquet"}, **PARTITIONED,
+    group_name="chunk", kinds={"python", "json"}, automation_condition=GAZETTEER_AUTOMATION,
+    deps=[dg.AssetDep("parsed_sections", partition_mapping=dg.AllPartitionMapping())],
+    description="The heritage-institution gazetteer (names, types, ISIL / Wikidata / GHCID identifiers) built from "
+                "the parsed registries and LinkML entities under context.entities.gazetteer, i.e. the "
+                "parsed_sections of the csv_registry and yaml_instance partitions. Its data version is the "
+                "fingerprint of its entities: a registry edit that changes a name or an identifier marks every "
+                "partition's enriched_chunks unsynced (their heritage mentions resolve against it); one that does "
+                "not (an address) keeps them fresh. Other partitions' parsed_sections may mark it unsynced too; "
+                "re-materialising it then gives the same data version and nothing downstream.",
+)
+def gazetteer(context: dg.AssetExecutionContext, settings: SettingsResource) -> dg.MaterializeResult:
+    docs = [d for t in _gazetteer_partitions(context, settings) for d in table_to_docs(t)]
+    gaz = P.gazetteer_stage(docs, settings.chunking(), settings.data_path)
+    path = OutputLayout(settings.output_path).gazetteer
+    version = P.write_gazetteer(gaz, path)
+    types = Counter(e.type_code for e in gaz.entities)
+    return dg.MaterializeResult(data_version=dg.DataVersion(version), metadata={
+        "dagster/row_count": len(gaz), "documents": len(docs), "path": dg.MetadataValue.path(str(path)),
+        "entities_by_type": table_md(("type", "entities"), sorted(types.items())),
+        "identifiers": sum(len(e.ids) for e in gaz.entities), "fingerprint": version[:16]})
+
+
+@dg.asset(
+    group_name="chunk", kinds={"python", "keybert", "parquet"}, **PARTITIONED, deps=[gazetteer],
     description="Chunks with keywords (candidates from the chunk ranked by the embedder's own model against the "
                 "chunk's passage vector, MMR), rule-based entities, per-chunk language, "
                 "section embeddings of the breadcrumb, readability and quality flags. A chunk identical to one "
@@ -350,51 +325,33 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
                     chunks: pa.Table) -> dg.Output[pa.Table]:
     step = PartitionStep(context, settings, [chunks], embedder)
     cfg = settings.chunking()
-    # heritage mentions also depend on the registries' names (the gazetteer, possibly in another partition): they key
-    # the data version, so an edited registry makes every partition recompute, reusing its enriched rows (below)
-    gazetteer = heritage_version(cfg, settings.data_path)
+    # heritage mentions also depend on the registries' names (the gazetteer asset): its fingerprint keys the data
+    # version, so an edited registry makes every partition recompute, reusing its enriched rows (below)
+    gaz, gazetteer_version = _stored_gazetteer(settings) if cfg.context.entities.heritage else (None, "")
     if step.data_version is not None and chunks.num_rows:  # (no chunks: no mentions to depend on it)
-        step.data_version = digest(step.data_version, gazetteer)
+        step.data_version = digest(step.data_version, gazetteer_version)
     if (stored := step.stored()) is not None:
         return step.reuse(stored, {"enriched_now": 0, "passages_embedded_now": 0})
-    items = table_to_chunks(chunks)
-    keys = enrichment_keys(items, chunks.column("record").to_pylist())
-    previous = step.previous()
-    reuse = reusable_rows(previous, keys)
-    todo = [c for c, k in zip(items, keys) if k not in reuse]
-    cache = embedder.cache()
-    seconds: dict[str, float] = {}
-    try:
-        stats: dict[str, int] = {}
-        P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache, data_dir=settings.data_path,
-                       stats=stats, timings=seconds)
-        embedded_now = stats["passages_embedded_now"]
-    finally:
-        if cache:
-            cache.close()
-    reannotated = 0
-    if len(todo) < len(items):
-        wanted = [k for k in keys if k in reuse]
-        old = dict(zip(wanted, table_to_chunks(previous.take([reuse[k][0] for k in wanted]))))
-        if (previous.schema.metadata or {}).get(GAZETTEER_KEY, b"").decode() != gazetteer:
-            # the gazetteer changed since these rows were enriched: redo only their heritage mentions (rule-based,
-            # cheap) on their un-enriched originals, whole coreference contexts at a time (the keys group them)
-            originals = {k: c for c, k in zip(items, keys) if k in reuse}
-            annotate_heritage(list(originals.values()), cfg, settings.data_path)
-            for k, c in originals.items():
-                copy_annotation(c, old[k])
-            reannotated = len(originals)
-        fresh = iter(todo)
-        items = [old[k] if k in reuse else next(fresh) for k in keys]
+
+    def enrich(todo: list[Chunk]) -> tuple[int, dict[str, float]]:
+        cache, stats, seconds = embedder.cache(), {}, {}
+        try:
+            P.enrich_stage(todo, cfg, embedder.get() if todo else None, embedder.config(), cache,
+                           data_dir=settings.data_path, stats=stats, timings=seconds, gazetteer=gaz)
+        finally:
+            if cache:
+                cache.close()
+        return stats["passages_embedded_now"], seconds
+
+    res = enrich_with_reuse(chunks, step.previous(), gaz, gazetteer_version, enrich)
+    items, table, seconds = res.items, res.table, res.seconds
     crumbs = {breadcrumb(c.meta.anchors) for c in items if c.meta.anchors}
-    table = add_row_keys(chunks_to_table(items), keys)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}), GAZETTEER_KEY: gazetteer.encode()})
     return step.output(table, {
         "dagster/row_count": len(items),
-        "enriched_now": len(todo),
-        "reused_rows": len(items) - len(todo),
-        "mentions_refreshed": reannotated,
-        "passages_embedded_now": embedded_now,
+        "enriched_now": res.enriched_now,
+        "reused_rows": res.reused_rows,
+        "mentions_refreshed": res.mentions_refreshed,
+        "passages_embedded_now": res.passages_embedded_now,
         "with_keywords": sum(1 for c in items if c.meta.keywords),
         "with_entities": sum(1 for c in items if c.meta.entities),
         "with_heritage_mentions": sum(1 for c in items if c.meta.mentioned_entities),
@@ -404,19 +361,15 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     })
 
 
-GAZETTEER_KEY = b"heritage.gazetteer"  # schema metadata of enriched_chunks: the gazetteer its mentions come from
-
-
-def enrichment_keys(items: list[Chunk], records: list[str]) -> list[str]:
-    """Row keys for reusing enrichment: each chunk's record hashed with every record of its coreference context
-    (:func:`~heritage_pipeline.enrich.heritage.mention_context_key`), so an edited chunk re-enriches its whole document or
-    conversation (mentions resolve across it) while an edited registry row re-enriches that row only."""
-    groups: dict[tuple, list[str]] = {}
-    ctx = [mention_context_key(c) for c in items]
-    for k, r in zip(ctx, records):
-        groups.setdefault(k, []).append(r)
-    group_hash = {k: digest(*sorted(rs)) for k, rs in groups.items()}
-    return [digest(group_hash[k], r) for k, r in zip(ctx, records)]
+def _stored_gazetteer(settings: SettingsResource):
+    """The stored gazetteer asset and its fingerprint; a Failure that says what to do when it was never built."""
+    path = OutputLayout(settings.output_path).gazetteer
+    try:
+        return P.load_gazetteer(path)
+    except FileNotFoundError:
+        raise dg.Failure(f"no gazetteer at {path}: materialise the gazetteer asset (after the csv_registry / "
+                         "yaml_instance partitions' parsed_sections) before enriched_chunks; `heritage-pipeline run` "
+                         "does this itself") from None
 
 
 CHECKS = [
@@ -571,12 +524,6 @@ def lancedb_index(context: dg.AssetExecutionContext, settings: SettingsResource,
     })
 
 
-def _files_digest(paths: list[Path]) -> list[str]:
-    import hashlib
-
-    return [f"{p}:{hashlib.sha256(p.read_bytes()).hexdigest()}" for p in paths]
-
-
 @dg.asset(
     group_name="evaluate", kinds={"python", "lancedb"}, deps=[lancedb_index],
     description="Ablation over chunk size x overlap (x mode) on the golden sets, per language, for BM25, vector and "
@@ -594,22 +541,14 @@ def ablation_report(context: dg.AssetExecutionContext, settings: SettingsResourc
     out_dir = settings.output_path / "ablation"
     code_version = runtime_code_version(context, settings, embedder)
     golden_files = sorted(p for d in golden.values() for p in d.rglob("*") if p.is_file())
-    memo = digest("ablation_report", code_version, *_files_digest(golden_files + md_files))
-    memo_path = out_dir / "ablation.data_version.json"
-    try:
-        stored = json.loads(memo_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        stored = {}
-    reused = (stored.get("data_version") == memo and (out_dir / "ablation.json").exists()
-              and (out_dir / "ablation.md").exists())
-    if reused:
+    memo = ablation_memo(code_version, golden_files + md_files)
+    stored = stored_report(out_dir, memo)
+    reused = stored is not None
+    if stored is not None:
         context.log.info("golden sets, distractors, config and code unchanged: reusing the stored ablation report")
-        rows = json.loads((out_dir / "ablation.json").read_text(encoding="utf-8"))
-        md = (out_dir / "ablation.md").read_text(encoding="utf-8")
-        recommendations = stored.get("recommendations", {})
-        paths = {"json": str(out_dir / "ablation.json"), "plot": str(out_dir / "ablation.png")}
+        rows, md, recommendations, paths = stored.rows, stored.markdown, stored.recommendations, stored.paths
     else:
-        memo_path.unlink(missing_ok=True)  # the report files are rewritten in place: no marker until they are whole
+        forget_report(out_dir)
         distractors = {lang: distractor_docs(md_files, lang, abl.distractor_chars, doc_root) for lang in golden}
         cache = embedder.cache()
         try:
@@ -619,9 +558,7 @@ def ablation_report(context: dg.AssetExecutionContext, settings: SettingsResourc
             if cache:
                 cache.close()
         rows, md, recommendations, paths = result.rows, result.markdown, result.recommendations, result.paths
-        # written last: a crash before this recomputes the report next time
-        write_text_atomic(memo_path, json.dumps({"data_version": memo, "recommendations": recommendations},
-                                                ensure_ascii=False, default=str) + "\n")
+        remember_report(out_dir, memo, recommendations)  # written last: a crash before this recomputes the report
     plot = Path(paths.get("plot", ""))
     metadata = {
         "report": dg.MetadataValue.md(md),
@@ -642,11 +579,11 @@ def ablation_report(context: dg.AssetExecutionContext, settings: SettingsResourc
     return dg.MaterializeResult(data_version=dg.DataVersion(memo), metadata=metadata)
 
 
-_DEFINED = [raw_sources, parsed_sections, chunks, enriched_chunks, deduped_chunks, embedded_chunks, lancedb_index, ablation_report]
+_DEFINED = [raw_sources, parsed_sections, chunks, gazetteer, enriched_chunks, deduped_chunks, embedded_chunks, lancedb_index, ablation_report]
 
 
 def build_assets(chunking_path: str | Path = CHUNKING_CONFIG_PATH, pipeline_path: str | Path = PIPELINE_CONFIG_PATH) -> list[dg.AssetsDefinition]:
-    """The eight assets, in graph order, with code versions computed from the given config files (:mod:`.versions`)."""
+    """The nine assets, in graph order, with code versions computed from the given config files (:mod:`.versions`)."""
     versions = code_versions(load_chunking_config(chunking_path), load_pipeline_config(pipeline_path))
 
     def finish(spec: dg.AssetSpec) -> dg.AssetSpec:

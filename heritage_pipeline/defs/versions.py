@@ -36,8 +36,9 @@ EMBEDDER_OUTPUT_KEYS = ("model", "backend", "query_prefix", "passage_prefix", "c
 # search-time settings: they shape the ablation's retrieval results, not the index content
 RETRIEVAL_KEYS = tuple(f"lancedb.{k}" for k in ("rrf_k", "vector_weight", "fts_weight", "candidates", "flagged", "tiers"))
 PACKAGE = Path(__file__).resolve().parent.parent
-# The asset bodies hold stage logic too (row reuse, the gazetteer key, what is stored beside the outputs): every
-# asset's code version hashes that file, so changing it never reuses outputs stored by the old logic.
+# Row reuse and the ablation memo are plain modules of incremental/ listed in the stages below; the asset shells
+# still route what is stored beside the outputs (quarantine files, dedup logs, markers): every asset's code
+# version hashes that file too, so changing it never reuses outputs stored by the old logic.
 ASSETS_FILE = PACKAGE / "defs" / "assets.py"
 
 
@@ -53,18 +54,23 @@ class StageInputs:
 
 EMBEDDER = tuple(f"embedder.{k}" for k in EMBEDDER_OUTPUT_KEYS)
 STAGES: dict[str, StageInputs] = {
-    "raw_sources": StageInputs(modules=("sources.discovery",)),
-    "parsed_sections": StageInputs(chunking=("hierarchy", "sources", "domains"), modules=("sources.dispatch",),
+    "raw_sources": StageInputs(modules=("sources.discovery", "incremental.discovery")),
+    "parsed_sections": StageInputs(chunking=("hierarchy", "sources", "domains"),
+                                   modules=("sources.dispatch", "incremental.parsing"),
                                    files=(Path(DEFAULT_MAPPINGS), Path(SCHEMA_ENUM), Path(DEFAULT_LINKML_MAPPINGS),
                                           Path(DEFAULT_SCHEMA))),
     "chunks": StageInputs(chunking=("mode", "tokenizer", "hierarchy", "sliding_window", "domains", "sources",
                                     "quality.length", "context.parent_titles"),
                           modules=("chunking",)),
-    # stages.py is hashed as a file, so the modules it calls into are listed here. The registries' names (the
-    # gazetteer) are data, not config: they key enriched_chunks' data version (defs/assets.py), not its code version
+    # the registries' names are data: the gazetteer asset's data version (their fingerprint), upstream of
+    # enriched_chunks, not part of any code version
+    "gazetteer": StageInputs(chunking=("context.entities.heritage", "context.entities.gazetteer"),
+                             modules=("enrich.gazetteer",), files=(PACKAGE / "stages.py",)),
+    # stages.py is hashed as a file, so the modules it calls into are listed here
     "enriched_chunks": StageInputs(chunking=("context.keywords", "context.entities", "context.section_embedding",
                                              "context.tables", "quality.readability", "quality.length"),
-                                   pipeline=EMBEDDER, modules=("enrich.stage", "enrich.heritage", "enrich.quality", "embed.embedders", "embed.cache", "enrich.langid"),
+                                   pipeline=EMBEDDER, modules=("enrich.stage", "enrich.heritage", "enrich.quality", "embed.embedders", "embed.cache",
+                                                                 "enrich.langid", "incremental.enrichment"),
                                    files=(PACKAGE / "stages.py",)),
     "deduped_chunks": StageInputs(chunking=("quality.dedup", "quality.length", "quality.drop_low_quality",
                                             "quality.drop_reasons"),
@@ -73,7 +79,7 @@ STAGES: dict[str, StageInputs] = {
     "lancedb_index": StageInputs(chunking=("outputs",), modules=("index.sync", "index.writer", "index.search", "index.schema",
                                                                  "index.analysis")),
     "ablation_report": StageInputs(chunking=("*",), pipeline=EMBEDDER + RETRIEVAL_KEYS + ("ablation",),
-                                   modules=("heritage_pipeline_eval.ablation",)),
+                                   modules=("heritage_pipeline_eval.ablation", "incremental.ablation")),
 }
 
 

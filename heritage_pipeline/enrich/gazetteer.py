@@ -139,38 +139,145 @@ class Gazetteer:
         return [self.entities[i] for i in self.by_id_all.get(ident, [])]
 
 
-def registry_records(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
-    """Gazetteer records from registry files (CSV/TSV) and LinkML instance files (YAML) under ``paths``
-    (files or folders), read with the pipeline's own parsers. Unreadable files are skipped (they are quarantined
-    where the pipeline reads them as sources)."""
-    from heritage_pipeline.core.structure import ParseError
-    from heritage_pipeline.core.text import DecodeError, decode_bytes
-    from heritage_pipeline.sources.discovery import is_ignored
-    from heritage_pipeline.sources.linkml import parse_instances
-    from heritage_pipeline.sources.registry import parse_registry
+GAZETTEER_SOURCE_TYPES = ("csv_registry", "yaml_instance")  # the parsed_sections partitions the gazetteer reads
+GAZETTEER_SUFFIXES = (".csv", ".tsv", ".yaml", ".yml")
 
-    files: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and not is_ignored(f.name)))
-        elif p.is_file():
-            files.append(p)
+
+def gazetteer_records(docs: Iterable[Any]) -> list[dict[str, Any]]:
+    """Gazetteer records of parsed registry / LinkML instance documents: one per section (registry row or entity).
+
+    Args:
+        docs: :class:`~heritage_pipeline.core.structure.ParsedDocument` objects; those of other source types are
+            ignored.
+
+    Returns:
+        Record dicts for :meth:`Gazetteer.from_records`, in document then section order.
+    """
     out: list[dict[str, Any]] = []
-    for f in files:
-        suffix = f.suffix.lower()
-        if suffix not in (".csv", ".tsv", ".yaml", ".yml"):
-            continue
-        try:
-            text = decode_bytes(f.read_bytes(), name=str(f)).text
-            if suffix in (".csv", ".tsv"):
-                doc, _ = parse_registry(text, doc_id=f.name, source_path=str(f), lang="und")
-            else:
-                doc, _ = parse_instances(text, doc_id=f.name, source_path=str(f), lang="und")
-        except (OSError, DecodeError, ParseError, ValueError):
+    for doc in docs:
+        if doc.source_type not in GAZETTEER_SOURCE_TYPES:
             continue
         for sec in doc.sections:
             out.append(_record(sec.meta, doc.source_type, doc.meta.get("registry_type")))
     return out
+
+
+def _under(path: Path, roots: tuple[Path, ...]) -> bool:
+    return any(path == r or r in path.parents for r in roots)
+
+
+def build_gazetteer(docs: Iterable[Any], paths: Iterable[str] | None = None, base: str | Path | None = None) -> Gazetteer:
+    """The gazetteer of the parsed documents that lie under the configured registry ``paths``: the one plain
+    function behind both the ``gazetteer`` Dagster asset (over the stored ``parsed_sections`` of the registry and
+    LinkML partitions) and the ``chunk`` command (over the same files parsed by the same parse stage).
+
+    Args:
+        docs: parsed documents (any source types; only registry / LinkML instance files with a ``.csv``, ``.tsv``,
+            ``.yaml`` or ``.yml`` name under ``paths`` count).
+        paths: ``context.entities.gazetteer`` (files or folders; relative ones resolve against ``base``), default
+            ``raw/csv_registry`` and ``raw/yaml_instance``.
+        base: the run's data folder (a document's relative ``source_path`` resolves against it too), default the
+            bundled ``data/``.
+
+    Returns:
+        The :class:`Gazetteer`; documents are taken in the order of their resolved paths, so the result does not
+        depend on the order of ``docs`` (partition order, language).
+    """
+    root = Path(base) if base is not None else REPO_ROOT / "data"
+    roots = tuple(Path(p).resolve() for p in _gazetteer_paths(paths, base))
+    chosen = []
+    for d in docs:
+        src = Path(d.source_path)
+        full = (src if src.is_absolute() else root / src).resolve()
+        if d.source_type in GAZETTEER_SOURCE_TYPES and full.suffix.lower() in GAZETTEER_SUFFIXES and _under(full, roots):
+            chosen.append((str(full), d))
+    chosen.sort(key=lambda t: t[0])
+    return Gazetteer.from_records(gazetteer_records(d for _, d in chosen))
+
+
+def gazetteer_files(paths: Iterable[str] | None = None, base: str | Path | None = None) -> list[tuple[Path, str]]:
+    """``(file, source type)`` of every registry / LinkML instance file under the gazetteer ``paths``, sorted: the
+    source type is the ``raw/<source_type>/`` folder the file lies in (as discovery types it), else its suffix's."""
+    from heritage_pipeline.sources.discovery import is_ignored
+
+    out: dict[Path, str] = {}
+    for p in map(Path, _gazetteer_paths(paths, base)):
+        files = sorted(f for f in p.rglob("*") if f.is_file() and not is_ignored(f.name)) if p.is_dir() else (
+            [p] if p.is_file() else [])
+        for f in files:
+            if f.suffix.lower() not in GAZETTEER_SUFFIXES:
+                continue
+            folder = next((q.name for q in f.parents if q.parent.name == "raw" and q.name in GAZETTEER_SOURCE_TYPES), None)
+            out.setdefault(f.resolve(), folder or ("csv_registry" if f.suffix.lower() in (".csv", ".tsv") else "yaml_instance"))
+    return sorted(out.items())
+
+
+def parse_gazetteer_files(paths: Iterable[str] | None = None, base: str | Path | None = None, config=None) -> list[Any]:
+    """The registry / LinkML instance files under ``paths``, read and parsed by the pipeline's own read and parse
+    stage (:func:`heritage_pipeline.sources.discovery.load_source`, :func:`heritage_pipeline.sources.dispatch.parse_source`),
+    as the ``parsed_sections`` asset parses them. Unreadable or unparsable files give no document (the pipeline
+    quarantines them where it reads them as sources).
+
+    Args:
+        paths, base: as for :func:`build_gazetteer`.
+        config: the chunking config given to the parsers (default the model defaults; the registry and LinkML
+            parsers read none of it today).
+
+    Returns:
+        Parsed documents, in file order.
+    """
+    from heritage_pipeline.core.config import ChunkingConfig
+    from heritage_pipeline.sources.discovery import load_source
+    from heritage_pipeline.sources.dispatch import parse_source
+
+    cfg = config or ChunkingConfig()
+    docs = []
+    for f, st in gazetteer_files(paths, base):
+        # the language is not detected: no gazetteer record depends on it
+        out = parse_source(load_source(f, source_type=st, lang="und"), cfg)
+        if out.doc is not None:
+            docs.append(out.doc)
+    return docs
+
+
+def registry_records(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """Gazetteer records from registry files (CSV/TSV) and LinkML instance files (YAML) under ``paths`` (files or
+    folders), read and parsed by the pipeline's own stages (:func:`parse_gazetteer_files`)."""
+    return gazetteer_records(parse_gazetteer_files([str(p) for p in paths]))
+
+
+def gazetteer_to_json(gaz: Gazetteer) -> str:
+    """The gazetteer's entities as JSON (one object per entity, ids sorted): what the ``gazetteer`` asset stores.
+
+    Returns:
+        A JSON array; :func:`gazetteer_from_json` rebuilds an equal gazetteer (same entities, same indexes).
+    """
+    return json.dumps([{"name": e.name, "type_code": e.type_code, "ids": sorted(e.ids), "names": e.names,
+                        "settlement": e.settlement, "country": e.country, "name_rank": e.name_rank}
+                       for e in gaz.entities], ensure_ascii=False, indent=0)
+
+
+def gazetteer_from_json(text: str) -> Gazetteer:
+    """The gazetteer stored by :func:`gazetteer_to_json` (entities in stored order).
+
+    Raises:
+        ValueError: ``text`` is not such a JSON array.
+    """
+    rows = json.loads(text)
+    if not isinstance(rows, list):
+        raise ValueError("a stored gazetteer is a JSON array of entities")
+    return Gazetteer([Entity(name=r["name"], type_code=r["type_code"], ids=set(r["ids"]), names=list(r["names"]),
+                             settlement=r["settlement"], country=r["country"], name_rank=r["name_rank"]) for r in rows])
+
+
+def fingerprint(gaz: Gazetteer) -> str:
+    """SHA-256 (hex) of every entity's name, type, ids, names, settlement, country and rank, in order: the
+    gazetteer asset's data version. Registry edits that touch none of these (an address, a URL) keep it."""
+    h = hashlib.sha256()
+    for e in gaz.entities:
+        h.update(json.dumps([e.name, e.type_code, sorted(e.ids), e.names, e.settlement, e.country, e.name_rank],
+                            ensure_ascii=False).encode("utf-8") + b"\n")
+    return h.hexdigest()
 
 
 def _record(meta: dict[str, Any], source_type: str, registry_type: str | None) -> dict[str, Any]:
@@ -223,7 +330,7 @@ def _stamp(paths: tuple[str, ...]) -> tuple:
 
 @lru_cache(maxsize=4)
 def _cached_gazetteer(paths: tuple[str, ...], stamp: tuple) -> Gazetteer:
-    return Gazetteer.from_records(registry_records(paths))
+    return build_gazetteer(parse_gazetteer_files(paths), paths)
 
 
 def default_gazetteer(paths: Iterable[str] | None = None, base: str | Path | None = None) -> Gazetteer:
@@ -245,8 +352,4 @@ def gazetteer_fingerprint(paths: Iterable[str] | None = None, base: str | Path |
 
 @lru_cache(maxsize=4)
 def _cached_fingerprint(paths: tuple[str, ...], stamp: tuple) -> str:
-    h = hashlib.sha256()
-    for e in _cached_gazetteer(paths, stamp).entities:
-        h.update(json.dumps([e.name, e.type_code, sorted(e.ids), e.names, e.settlement, e.country, e.name_rank],
-                            ensure_ascii=False).encode("utf-8") + b"\n")
-    return h.hexdigest()
+    return fingerprint(_cached_gazetteer(paths, stamp))

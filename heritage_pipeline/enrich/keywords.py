@@ -86,10 +86,15 @@ def rake_keywords(text: str, lang: str, top_k: int = 6) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------- embedding-ranked candidates
+# context.keywords.method values that rank candidates against the chunk's passage vector (they need the embedder's
+# model); "rake" needs none
+VECTOR_METHODS = ("keybert", "embedding")
 CANDIDATES_PER_CHUNK = 12  # phrases per chunk embedded and ranked (tuned on FastAPI en / Code du patrimoine fr)
 CANDIDATE_PREFIX = "keyword-candidate"  # cache-key prefix of candidate phrase vectors (not prepended to the text)
 CANDIDATE_BATCH = 256  # phrases per encoder batch: 1-3 word pieces each, so 256 pad to a tiny tensor (USE: 2x faster than 32)
 _SEGMENT_SPLIT = re.compile(r"[.,;:!?()\[\]{}<>|\"“”«»„*#=/\\\n\t`~^+&@%$€£§]+|\s[-–—]\s")
+# Deliberately not core.text.WORD_RE: a keyword word is letters (and marks) only, hyphen/apostrophe compounds kept
+# whole; numbers and identifiers are never keywords.
 _WORD = regex.compile(r"\b\p{L}[\p{L}\p{M}]*(?:[-'’]\p{L}[\p{L}\p{M}]*)*\b")  # letters (no numbers, no ids)
 _MAX_ZIPF = 8.0
 _FIELD_LABEL = regex.compile(r"(?m)(?:^|\s)([A-Z][A-Z0-9_]*[A-Z0-9]):\s")  # "LIBNAME: " in key: value records
@@ -266,13 +271,16 @@ class _RawPassages:
 
 # -------------------------------------------------------------------------------------------------------- KeyBERT
 KEYBERT_CANDIDATES_PER_DOC = 40
+# KeyBERT's CountVectorizer takes a `re` pattern string: the keyword word rule above (letters only), in `re` syntax
 _KW_TOKEN = r"(?u)\b[^\W\d_][^\W\d_'’-]*(?:[-'’][^\W\d_]+)*\b"  # words of letters (no numbers, no ids)
 
 
 def keyword_text(text: str) -> str:
-    """The text keywords are drawn from: code blocks, HTML tags, URLs, link targets and ``{#anchor}`` attribute
-    lists removed (see :func:`heritage_pipeline.enrich.langid.strip_markup`)."""
-    from .langid import strip_markup
+    """The text keywords are drawn from: :func:`heritage_pipeline.core.text.strip_markup` (code blocks, HTML tags,
+    URLs, link targets), then ``{#anchor}`` attribute lists removed too. The extra step is deliberate and kept out
+    of the shared stripper: an anchor id is never a keyword, while the file-level language detection that shares
+    the stripper would change its input (and so partitions) for no gain."""
+    from heritage_pipeline.core.text import strip_markup
 
     return re.sub(r"\{[^{}\n]*#[^{}\n]*\}", " ", strip_markup(text))
 

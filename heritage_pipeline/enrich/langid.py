@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
+from heritage_pipeline.core.text import strip_markup  # the one markup stripper (also imported from here)
+
 UNDETERMINED = "und"
 MIXED = "mul"
 MIXED_SHARE = 0.6
@@ -59,10 +61,6 @@ DEFAULT_CANDIDATES = (
 )
 REGISTRY_TYPES = ("csv_registry", "yaml_instance")
 
-_CODE_FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1", re.S | re.M)
-_HTML_DROP = re.compile(r"<(script|style|noscript|svg|template)\b.*?</\1\s*>", re.S | re.I)
-_TAG = re.compile(r"<[^>]*>")
-_URL = re.compile(r"\(?https?://\S+|\]\([^)]*\)|\{\*.*?\*\}|\{\{.*?\}\}")
 _NON_WORD = re.compile(r"[\W\d_]+", re.UNICODE)
 
 
@@ -131,15 +129,6 @@ def get_detector(backend: str = DEFAULT_BACKEND, candidates: tuple[str, ...] = D
     if backend == "py3langid":
         return Py3LangidDetector(candidates)
     raise ValueError(f"unknown language-detection backend {backend!r}; allowed: {', '.join(BACKENDS)}")
-
-
-def strip_markup(text: str) -> str:
-    """Text for language detection: code blocks, HTML tags, scripts, URLs and link targets removed."""
-    text = _CODE_FENCE.sub(" ", text)
-    if "<" in text:
-        text = _HTML_DROP.sub(" ", text)
-        text = _TAG.sub(" ", text)
-    return _URL.sub(" ", text)
 
 
 def detect_language(text: str, *, markup: bool = True, backend: str = DEFAULT_BACKEND,

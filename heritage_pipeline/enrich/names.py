@@ -9,6 +9,8 @@ import unicodedata
 
 import regex
 
+# Deliberately not core.text.WORD_RE: name tokens are letters and digits only, so "_" separates words
+# (``koninklijke_bibliotheek`` in a path or identifier still shows the name) and marks are folded away before.
 WORD_RE = regex.compile(r"[\p{L}\p{N}]+")
 QID_RE = re.compile(r"^Q\d+$")
 ISIL_RE = re.compile(r"(?<![\w-])([A-Z]{2}-[A-Za-z0-9][A-Za-z0-9:/\-]{0,13})(?![\w-])")

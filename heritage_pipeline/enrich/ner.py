@@ -50,7 +50,11 @@ _COMMON_CAPS = frozenset("The A An This That These Those It In On For With And B
 
 def ner_prose(text: str) -> str:
     """The text the prose rules read: fenced code, ``<script>``/``<style>`` blocks and HTML tags removed (tag
-    attributes never count), character entities decoded."""
+    attributes never count), character entities decoded.
+
+    Deliberately not :func:`heritage_pipeline.core.text.strip_markup`: the API rule reads web-API URLs
+    (``https://api.…``), which that stripper removes, and the name rules need entities decoded and tags removed
+    without a space (``<b>Rijks</b>museum`` stays one word)."""
     import html
 
     out = _SCRIPT.sub(" ", strip_markup_code(text))

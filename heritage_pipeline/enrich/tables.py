@@ -38,7 +38,7 @@ from heritage_pipeline.sources.markdown import scan_blocks
 _PIPE_SPLIT = re.compile(r"(?<!\\)\|")
 _DELIM_CELL = re.compile(r"^\s*:?-{1,}:?\s*$")
 _HTML_TABLE_OPEN = re.compile(r"<table\b", re.I)
-_WORD = re.compile(r"\w+", re.UNICODE)
+from heritage_pipeline.core.text import WORD_RE as _WORD  # noqa: E402  (the one word tokenizer)
 
 
 @dataclass

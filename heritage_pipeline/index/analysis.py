@@ -119,7 +119,7 @@ TYPE_WORDS: dict[str, tuple[str, ...]] = {
     "B": ("botanical", "zoo", "dierentuin", "botanisch"),
 }
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+from heritage_pipeline.core.text import WORD_RE as _WORD  # noqa: E402  (the one word tokenizer)
 
 
 def words(text: str) -> list[str]:

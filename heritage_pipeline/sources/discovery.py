@@ -22,8 +22,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from heritage_pipeline.core.config import SOURCE_TYPES
-from heritage_pipeline.enrich.langid import (UNDETERMINED, LanguagePolicy, detect_document_language, resolve_folder_languages,
-                                             strip_markup)
+from heritage_pipeline.core.text import strip_markup
+from heritage_pipeline.enrich.langid import UNDETERMINED, LanguagePolicy, detect_document_language, resolve_folder_languages
 from heritage_pipeline.core.text import DecodeError, decode_bytes
 
 EXTENSION_TYPES = {

@@ -62,7 +62,7 @@ REPEATED_MAX_WORDS = 6
 MAX_LINK_SHARE = 0.5
 MIN_RESCUE_WORDS = 20
 _CAPTION_TAGS = frozenset({"figure", "figcaption", "time", "address"})
-_TOKEN = regex.compile(r"\w+")
+from heritage_pipeline.core.text import WORD_RE as _TOKEN  # noqa: E402  (the one word tokenizer)
 _TABLE_BAR = re.compile(r"(?:^|\s)\|(?:\s|$)")
 
 # Page metadata the page's authors name in class/id/itemprop/rel attributes (the words trafilatura's and Mozilla

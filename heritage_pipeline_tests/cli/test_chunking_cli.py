@@ -87,3 +87,58 @@ def test_chunk_summary_is_silent_without_findings(tmp_path, capsys):
     assert main(["chunk", str(md), "--out", str(tmp_path / "o.jsonl"), "--no-model"]) == 0
     out = capsys.readouterr().out
     assert "unclosed code fences" not in out and "running headers" not in out
+
+
+def test_a_bad_set_value_names_the_set_argument_not_the_valid_config_file(tmp_path, capsys):
+    md = tmp_path / "a.md"
+    md.write_text("# T\n\ntext\n")
+    rc = main(["chunk", str(md), "--out", str(tmp_path / "o.jsonl"), "--set", "sliding_window.size_tokens=600",
+               "--set", "sliding_window.overlap_ratio=0.9"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    first = err.strip().splitlines()[0]
+    assert first.startswith("--set sliding_window.overlap_ratio=0.9: invalid override")
+    assert "size_tokens=600" not in first  # the valid --set is not blamed
+    assert "overlap_ratio" in err and "allowed range" in err
+    # an invalid file is still reported with the file's name
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("sliding_window:\n  overlap_ratio: 0.95\n")
+    rc = main(["chunk", str(md), "--out", str(tmp_path / "o.jsonl"), "--config", str(bad),
+               "--set", "sliding_window.size_tokens=600"])
+    assert rc == 2
+    assert capsys.readouterr().err.strip().splitlines()[0].startswith(f"{bad}: invalid configuration")
+
+
+def test_no_model_says_that_prose_got_rake_keywords(tmp_path, capsys):
+    from heritage_pipeline.core.config import load_chunking_config as load
+
+    assert load().context.keywords.method in ("keybert", "embedding")  # the default needs the model
+    md = tmp_path / "a.md"
+    md.write_text("# Reading room\n\nThe reading room of the city archive opens on weekdays; "
+                  "visitors consult notarial deeds and church registers there.\n")
+    out = tmp_path / "o.jsonl"
+    assert main(["chunk", str(md), "--out", str(out), "--no-model", "--lang", "en"]) == 0
+    said = capsys.readouterr().out
+    assert "1 prose chunks got RAKE keywords" in said and "--no-model" in said
+    assert json.loads(out.read_text().splitlines()[0])["meta"]["keywords"]  # RAKE did give keywords
+    # a registry-only input: its rows take their slot values, no RAKE notice
+    from heritage_pipeline_tests.ops_fixtures import BUNDLED
+
+    reg = next((BUNDLED / "raw" / "csv_registry").glob("*.csv"))
+    assert main(["chunk", str(reg), "--out", str(tmp_path / "r.jsonl"), "--no-model", "--lang", "en"]) == 0
+    assert "RAKE" not in capsys.readouterr().out
+
+
+def test_the_vector_keyword_methods_are_one_constant():
+    """The methods that need the passage vector are named once (enrich.keywords.VECTOR_METHODS), not as literal
+    tuples in the stage and the chunk command."""
+    import inspect
+
+    from heritage_pipeline import stages
+    from heritage_pipeline.cli import chunk
+    from heritage_pipeline.enrich.keywords import VECTOR_METHODS
+
+    assert set(VECTOR_METHODS) == {"keybert", "embedding"}
+    for mod in (stages, chunk):
+        src = inspect.getsource(mod)
+        assert '("keybert", "embedding")' not in src and "VECTOR_METHODS" in src

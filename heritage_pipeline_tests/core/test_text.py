@@ -9,7 +9,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heritage_pipeline.core.text import (DecodeError, decode_bytes, invalid_utf8_offsets, grapheme_boundaries, is_blank, line_starts,
+from heritage_pipeline.core.text import (words, DecodeError, decode_bytes, invalid_utf8_offsets, grapheme_boundaries, is_blank, line_starts,
     normalize, normalize_inner)
 
 
@@ -149,3 +149,40 @@ def test_random_high_bytes_and_cyrillic_code_pages_are_refused():
         decode_bytes("Государственный исторический музей в Москве".encode("cp1251"), name="ru.md")
     # genuine CP1252 text still decodes as written
     assert decode_bytes("Museum Belvédère, Oranjewoud; café".encode("cp1252")).text == "Museum Belvédère, Oranjewoud; café"
+
+
+# --------------------------------------------------------------------------- the one word tokenizer and stripper
+def test_every_word_tokenizer_of_the_stages_is_the_one_of_core_text():
+    """Chunk ids / adaptive overlap, web boilerplate shingles, table header matching, BM25 analysis and the source
+    evaluations all split words with core.text.WORD_RE; the language detector and keyword extraction strip markup
+    with core.text.strip_markup (the deliberate exceptions say why where they are defined)."""
+    from heritage_pipeline.chunking import ids, params
+    from heritage_pipeline.core import text
+    from heritage_pipeline.enrich import keywords, langid, tables
+    from heritage_pipeline.index import analysis
+    from heritage_pipeline.sources import discovery, main_content
+    from heritage_pipeline_eval import sources as eval_sources
+
+    for tok in (params.WORD_RE, ids.WORD_RE, main_content._TOKEN, tables._WORD, analysis._WORD, eval_sources._TOKEN):
+        assert tok is text.WORD_RE
+    assert langid.strip_markup is text.strip_markup and discovery.strip_markup is text.strip_markup
+    assert keywords.keyword_text("Intro {#intro} see <b>https://x.org/a</b>\n```\ncode\n```\n").split() == ["Intro", "see"]
+
+
+def test_words_keep_words_written_with_combining_marks_whole():
+    """Python's re \\w leaves out combining marks: the BM25 analysis and table matching cut Hindi or Tamil words at
+    their vowel signs (हिन्दी -> हिन, द); the one tokenizer keeps them whole."""
+    from heritage_pipeline.index.analysis import words as index_words
+
+    assert words("हिन्दी भाषा") == ["हिन्दी", "भाषा"]
+    assert index_words("हिन्दी भाषा") == ["हिन्दी", "भाषा"]
+    assert words("Rijksmuseum's collectie_2024 (Amsterdam)") == ["Rijksmuseum", "s", "collectie_2024", "Amsterdam"]
+
+
+@given(st.text(max_size=200))
+def test_words_are_the_maximal_runs_of_word_characters(s):
+    import regex
+
+    toks = words(s)
+    assert "".join(toks) == "".join(ch for ch in s if regex.match(r"\w", ch))
+    assert len(toks) == len(regex.findall(r"(?<!\w)\w", s))  # one token per run start: the runs are maximal

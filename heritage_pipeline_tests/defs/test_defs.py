@@ -15,8 +15,9 @@ from heritage_pipeline.incremental.versions import table_versions, with_versions
 
 from heritage_pipeline_tests.ops_fixtures import REPO, make_project
 
-GRAPH = ["raw_sources", "parsed_sections", "chunks", "enriched_chunks", "deduped_chunks", "embedded_chunks",
+GRAPH = ["raw_sources", "parsed_sections", "chunks", "gazetteer", "enriched_chunks", "deduped_chunks", "embedded_chunks",
          "lancedb_index", "ablation_report"]
+PARTITIONED = [k for k in GRAPH[:7] if k != "gazetteer"]
 
 
 @pytest.fixture(scope="module")
@@ -24,13 +25,16 @@ def project(tmp_path_factory):
     return make_project(tmp_path_factory.mktemp("defs"))
 
 
-def test_definitions_load_with_the_eight_assets_in_graph_order(project):
+def test_definitions_load_with_the_nine_assets_in_graph_order(project):
     defs = project.definitions()
     dg.Definitions.validate_loadable(defs)
     graph = defs.resolve_asset_graph()
     assert [a.key.to_user_string() for a in defs.assets] == GRAPH
-    for upstream, downstream in zip(GRAPH, GRAPH[1:]):
+    for upstream, downstream in zip(PARTITIONED + GRAPH[7:], PARTITIONED[1:] + GRAPH[7:]):
         assert dg.AssetKey(upstream) in graph.get(dg.AssetKey(downstream)).parent_keys
+    # the gazetteer: built from every parsed_sections partition, upstream of every enriched_chunks partition
+    assert graph.get(dg.AssetKey("gazetteer")).parent_keys == {dg.AssetKey("parsed_sections")}
+    assert dg.AssetKey("gazetteer") in graph.get(dg.AssetKey("enriched_chunks")).parent_keys
     # deduped_chunks also reads the raw files and parsed documents for its checks
     assert {dg.AssetKey("raw_sources"), dg.AssetKey("parsed_sections")} <= graph.get(dg.AssetKey("deduped_chunks")).parent_keys
 
@@ -40,7 +44,8 @@ def test_ui_groups_kinds_descriptions_and_partitions(project):
     graph = defs.resolve_asset_graph()
     groups = {k.to_user_string(): graph.get(k).group_name for k in graph.get_all_asset_keys()}
     # stage families: the graph opens as one row ingest -> chunk -> index -> evaluate
-    assert groups == {"raw_sources": "ingest", "parsed_sections": "ingest", "chunks": "chunk", "enriched_chunks": "chunk",
+    assert groups == {"raw_sources": "ingest", "parsed_sections": "ingest", "chunks": "chunk", "gazetteer": "chunk",
+                      "enriched_chunks": "chunk",
                       "deduped_chunks": "chunk", "embedded_chunks": "index", "lancedb_index": "index",
                       "ablation_report": "evaluate"}
     for key in graph.get_all_asset_keys():  # every partitioned asset says why some combinations stay empty
@@ -56,7 +61,7 @@ def test_ui_groups_kinds_descriptions_and_partitions(project):
     assert sorted(dims) == ["language", "source_type"]
     assert dims["source_type"].get_partition_keys() == list(SOURCE_TYPES)
     assert isinstance(dims["language"], dg.DynamicPartitionsDefinition) and dims["language"].name == "language"
-    for fan_in in ("lancedb_index", "ablation_report"):
+    for fan_in in ("gazetteer", "lancedb_index", "ablation_report"):
         assert graph.get(dg.AssetKey(fan_in)).partitions_def is None
     checks = {k.name for k in graph.asset_check_keys if k.asset_key == dg.AssetKey("deduped_chunks")}
     assert checks == {"spans_round_trip", "no_chunk_over_max", "no_empty_chunk", "ids_unique", "inputs_accounted_for",
@@ -66,7 +71,9 @@ def test_ui_groups_kinds_descriptions_and_partitions(project):
 def test_jobs_schedule_and_sensors_are_defined(project):
     defs = project.definitions()
     ingest = defs.resolve_job_def("ingest_job")
-    assert {k.to_user_string() for k in ingest.asset_layer.executable_asset_keys} == set(GRAPH[:6])
+    assert {k.to_user_string() for k in ingest.asset_layer.executable_asset_keys} == set(PARTITIONED)
+    assert {k.to_user_string() for k in defs.resolve_job_def("gazetteer_job").asset_layer.executable_asset_keys} == {"gazetteer"}
+    assert {k.to_user_string() for k in defs.resolve_job_def("parse_job").asset_layer.executable_asset_keys} == set(PARTITIONED[:2])
     index = defs.resolve_job_def("index_job")
     assert {k.to_user_string() for k in index.asset_layer.executable_asset_keys} == {"lancedb_index", "ablation_report"}
     sched = defs.resolve_schedule_def("nightly_csv_registry")

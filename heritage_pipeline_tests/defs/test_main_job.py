@@ -33,13 +33,15 @@ RECORD_META_KEYS = {"source_path", "source_type", "source_id", "anchors", "conte
                     "len_tokens", "lang"}
 
 
-def test_definitions_load_with_the_eight_assets_in_dependency_order():
+def test_definitions_load_with_the_nine_assets_in_dependency_order():
     from heritage_pipeline.definitions import defs
 
     dg.Definitions.validate_loadable(defs)
     graph = defs.resolve_asset_graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
-    assert keys == set(EIGHT_ASSETS)
+    assert keys == set(EIGHT_ASSETS) | {"gazetteer"}  # the gazetteer: parsed_sections -> gazetteer -> enriched_chunks
+    assert {p.to_user_string() for p in graph.get(dg.AssetKey("gazetteer")).parent_keys} == {"parsed_sections"}
+    assert "gazetteer" in {p.to_user_string() for p in graph.get(dg.AssetKey("enriched_chunks")).parent_keys}
     for upstream, downstream in zip(EIGHT_ASSETS, EIGHT_ASSETS[1:]):
         parents = {p.to_user_string() for p in graph.get(dg.AssetKey(downstream)).parent_keys}
         assert upstream in parents, f"{downstream} must depend on {upstream}"

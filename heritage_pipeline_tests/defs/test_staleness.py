@@ -149,3 +149,54 @@ def test_graphql_shows_each_partition_unsynced_after_a_config_edit_and_reload(pr
     assert by_asset["chunks"] == ["STALE", "STALE"]
     for asset in ("raw_sources", "parsed_sections", "enriched_chunks", "deduped_chunks", "embedded_chunks"):
         assert by_asset[asset] == ["FRESH", "FRESH"], asset  # (downstream: stale only once chunks is re-materialised)
+
+
+def _gazetteer_status(instance, defs) -> str:
+    return get_stale_status_resolver(instance, list(defs.assets)).get_status(dg.AssetKey("gazetteer")).value
+
+
+def test_a_registry_edit_makes_the_other_partitions_enriched_chunks_stale_through_the_gazetteer(project):
+    """The gazetteer is an asset built from the parsed registry / LinkML partitions, upstream of every partition's
+    enriched_chunks: renaming an institution in a LinkML instance shows the document partition's enriched_chunks
+    unsynced (its mentions resolve against the old name) once the gazetteer is rebuilt; an edit that changes no
+    gazetteer field (a description) leaves it fresh. The stored gazetteer is the one the plain function builds from
+    the same files (the ``chunk`` command's route)."""
+    from heritage_pipeline.core.storage import OutputLayout
+    from heritage_pipeline.enrich.gazetteer import default_gazetteer, gazetteer_to_json
+
+    from heritage_pipeline_tests.ops_fixtures import materialize_gazetteer
+
+    defs = project.definitions()
+    stored = OutputLayout(project.out).gazetteer
+    with dg.instance_for_test(temp_dir=str(project.home)) as instance:
+        parts = register_languages(instance, project)
+        for part in parts:
+            materialize_partition(defs, instance, *part)
+        assert statuses(instance, defs, "en|document")["enriched_chunks"] == "FRESH"
+        assert _gazetteer_status(instance, defs) == "FRESH"
+        assert stored.read_text(encoding="utf-8") == gazetteer_to_json(default_gazetteer(base=project.data))
+        assert "Koninklijke Bibliotheek" in stored.read_text(encoding="utf-8")
+
+        kb = project.data / "raw/yaml_instance/kb.yaml"
+        text = kb.read_text(encoding="utf-8")
+        # 1. a description edit: the registry partition changes, the gazetteer's content does not
+        kb.write_text(text.replace("runs\n  Delpher", "runs\n  the Delpher"), encoding="utf-8")
+        materialize_partition(defs, instance, "yaml_instance", "en", selection=["raw_sources", "parsed_sections"])
+        assert _gazetteer_status(instance, defs) == "STALE"
+        res = materialize_gazetteer(defs, instance)
+        assert res.success
+        assert _gazetteer_status(instance, defs) == "FRESH"
+        assert statuses(instance, defs, "en|document")["enriched_chunks"] == "FRESH"
+
+        # 2. a renamed institution: the gazetteer changes, every partition's enriched_chunks is unsynced
+        kb.write_text(text.replace("preferred_label: Koninklijke Bibliotheek",
+                                   "preferred_label: Nationale Bibliotheek van Nederland"), encoding="utf-8")
+        materialize_partition(defs, instance, "yaml_instance", "en", selection=["raw_sources", "parsed_sections"])
+        materialize_gazetteer(defs, instance)
+        assert statuses(instance, defs, "en|document")["enriched_chunks"] == "STALE"
+        assert "has a new dependency data version" in causes(instance, defs, "enriched_chunks", "en|document")
+        assert "Nationale Bibliotheek van Nederland" in stored.read_text(encoding="utf-8")
+        assert stored.read_text(encoding="utf-8") == gazetteer_to_json(default_gazetteer(base=project.data))
+        res = materialize_partition(defs, instance, "document", "en")
+        assert metadata(res, "enriched_chunks")["reused"] is False
+        assert statuses(instance, defs, "en|document")["enriched_chunks"] == "FRESH"

@@ -23,7 +23,7 @@ import pytest
 from heritage_pipeline_tests.ops_fixtures import (REPO, default_signals, free_port, make_project, register_languages,
     stop_tree)
 
-ASSETS = ["raw_sources", "parsed_sections", "chunks", "enriched_chunks", "deduped_chunks", "embedded_chunks",
+ASSETS = ["raw_sources", "parsed_sections", "chunks", "gazetteer", "enriched_chunks", "deduped_chunks", "embedded_chunks",
           "lancedb_index", "ablation_report"]
 LOCATION = "heritage_pipeline.definitions"
 REPOSITORY = {"repositoryLocationName": LOCATION, "repositoryName": "__repository__"}
@@ -102,7 +102,7 @@ def test_graphql_lists_assets_partitions_checks_schedule_and_sensors(server):
     for name in ASSETS:
         node = by_key[name]
         assert node["groupName"] and node["kinds"] and len(node["description"]) > 60, name
-        assert node["isPartitioned"] == (name in ASSETS[:6]), name
+        assert node["isPartitioned"] == (name not in ("gazetteer", "lancedb_index", "ablation_report")), name
     assert by_key["deduped_chunks"]["hasAssetChecks"]
     assert {"enriched_chunks", "raw_sources", "parsed_sections"} <= {d["path"][-1] for d in by_key["deduped_chunks"]["dependencyKeys"]}
 

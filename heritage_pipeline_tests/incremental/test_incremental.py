@@ -156,7 +156,7 @@ def test_sync_rejects_an_id_indexed_under_another_partition(tmp_path):
 
 def test_enrichment_keys_follow_the_coreference_context():
     """An edited chunk re-enriches its whole document (mentions resolve across it); a registry row only itself."""
-    from heritage_pipeline.defs.assets import enrichment_keys
+    from heritage_pipeline.incremental.enrichment import enrichment_keys
     from heritage_pipeline.core.models import Chunk
 
     def chunk(cid: str, doc: str, st_: str, text: str) -> Chunk:

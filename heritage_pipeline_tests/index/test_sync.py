@@ -95,3 +95,73 @@ def test_two_concurrent_writers_both_succeed_and_the_index_equals_a_single_write
     _sync(str(tmp_path / "one"))
     both, one = index_rows(tmp_path / "both" / "lancedb"), index_rows(tmp_path / "one" / "lancedb")
     assert [(r["id"], r["text"], r["partition"]) for r in both] == [(r["id"], r["text"], r["partition"]) for r in one]
+
+
+def _interleaved(out: Path, monkeypatch) -> list:
+    """Writer A reads the index state, then pauses (up to 5 s) until writer B has finished; B starts once A has read.
+    With the lock B cannot read before A has written (A's pause runs out, A writes, then B finds everything current);
+    without it B reads the same "no table" state as A and the two writes collide. Returns both outcomes (an
+    :class:`IndexSyncResult` or the exception), A's first."""
+    import threading
+
+    from heritage_pipeline.index import sync as sync_mod
+
+    a_read, b_done = threading.Event(), threading.Event()
+    real = sync_mod.indexed_partition_versions
+
+    def reading(uri, table):
+        state = real(uri, table)
+        if threading.current_thread().name == "writer-a":
+            a_read.set()
+            b_done.wait(5.0)  # the race window: B runs here unless the lock holds it back
+        return state
+
+    monkeypatch.setattr(sync_mod, "indexed_partition_versions", reading)
+    current = {k: out / "storage" / "embedded_chunks" / k.split("|")[0] / "document.parquet"
+               for k in ("en|document", "fr|document")}
+    results: dict[str, object] = {}
+
+    def writer(name: str) -> None:
+        try:
+            results[name] = sync_index(str(out / "lancedb"), "chunks", current, "cv", out, FIELDS)
+        except Exception as exc:  # the outcome is checked by the caller
+            results[name] = exc
+        finally:
+            if name == "writer-b":
+                b_done.set()
+
+    a = threading.Thread(target=writer, args=("writer-a",), name="writer-a")
+    a.start()
+    assert a_read.wait(60)
+    b = threading.Thread(target=writer, args=("writer-b",), name="writer-b")
+    b.start()
+    a.join(120)
+    b.join(120)
+    return [results["writer-a"], results["writer-b"]]
+
+
+def test_two_interleaved_writers_are_serialised_by_the_lock_and_collide_without_it(tmp_path, monkeypatch):
+    """The race forced deterministically (see :func:`_interleaved`): with the index lock both writers succeed, B
+    waited for A, B wrote nothing, and the index equals a single writer's; with the lock replaced by a no-op the
+    same interleaving fails (an error, or both writers rewriting every partition) — so this test needs the lock."""
+    import contextlib
+
+    import filelock
+
+    _store(tmp_path / "locked")
+    a, b = _interleaved(tmp_path / "locked", monkeypatch)
+    assert not isinstance(a, Exception) and not isinstance(b, Exception), (a, b)
+    assert a.rewritten == ["en|document", "fr|document"] and b.rewritten == []
+    assert b.waited_for_lock_s >= 1.0  # B was held at the lock while A paused between its read and its write
+    _store(tmp_path / "one")
+    _sync(str(tmp_path / "one"))
+    key = lambda r: (r["id"], r["text"], r["partition"])  # noqa: E731
+    assert [key(r) for r in index_rows(tmp_path / "locked" / "lancedb")] == \
+        [key(r) for r in index_rows(tmp_path / "one" / "lancedb")]
+
+    monkeypatch.undo()
+    monkeypatch.setattr(filelock, "FileLock", lambda *a, **k: contextlib.nullcontext())
+    _store(tmp_path / "unlocked")
+    a, b = _interleaved(tmp_path / "unlocked", monkeypatch)
+    collided = isinstance(a, Exception) or isinstance(b, Exception) or (a.rewritten and b.rewritten)
+    assert collided, "without the lock the interleaved writers must collide; otherwise this test proves nothing"
