@@ -87,7 +87,7 @@ class DecodedText:
     text: str
     encoding: str
     had_bom: bool
-    warning: str = ""  # set when the text was read with replacement characters (names the file and byte offsets)
+    warning: str = ""  # set when the reading may be wrong: replacement characters, or UTF-8 pairs read single-byte
 
 
 class DecodeError(ValueError):
@@ -243,7 +243,36 @@ def decode_bytes(data: bytes, *, name: str = "<bytes>") -> DecodedText:
         e2, t2 = rivals[0]
         diff = sum(1 for x, y in zip(text, t2) if x != y)
         label = f"{enc} (ambiguous: {e2} reads {diff} characters differently)"
-    return DecodedText(text, label, False)
+    warning = ""
+    if n_multi:
+        # Fewer valid multi-byte UTF-8 sequences than invalid ones: single-byte text, where such pairs occur by chance
+        # ("É’" is C9 92). But a file that mixes encodings (a UTF-8 row pasted into a CP1252 file) also lands here,
+        # and its UTF-8 characters then read as two wrong ones ("Café" -> "CafÃ©"): say where, so it is not silent.
+        pairs = _valid_multibyte_offsets(data, limit=_SHOWN_OFFSETS)
+        shown = ", ".join(f"{b0} ({data[b0:b1].decode('utf-8')!r})" for b0, b1 in pairs)
+        warning = (f"{name}: read as {enc}, but {n_multi} byte sequence(s) are also valid UTF-8, at byte offset(s) "
+                   f"{shown}{', ...' if n_multi > len(pairs) else ''}: if the file mixes encodings, these characters "
+                   f"are wrong (re-save the file as UTF-8)")
+        _log.warning(warning)
+    return DecodedText(text, label, False, warning)
+
+
+def _valid_multibyte_offsets(data: bytes, *, limit: int) -> list[tuple[int, int]]:
+    """Byte ranges of the first ``limit`` valid multi-byte UTF-8 sequences in ``data`` (which is not valid UTF-8 as a
+    whole): the bytes between the invalid ranges of :func:`invalid_utf8_offsets`, decoded, give the characters."""
+    out: list[tuple[int, int]] = []
+    prev = 0
+    for start, end in [*invalid_utf8_offsets(data), (len(data), len(data))]:
+        pos = prev
+        for ch in data[prev:start].decode("utf-8"):
+            width = len(ch.encode("utf-8"))
+            if width > 1:
+                out.append((pos, pos + width))
+                if len(out) >= limit:
+                    return out
+            pos += width
+        prev = end
+    return out
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")

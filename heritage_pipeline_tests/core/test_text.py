@@ -186,3 +186,17 @@ def test_words_are_the_maximal_runs_of_word_characters(s):
     toks = words(s)
     assert "".join(toks) == "".join(ch for ch in s if regex.match(r"\w", ch))
     assert len(toks) == len(regex.findall(r"(?<!\w)\w", s))  # one token per run start: the runs are maximal
+
+
+def test_a_utf8_row_in_a_single_byte_file_is_read_single_byte_with_a_warning(caplog):
+    """A line that mixes a UTF-8 name and CP1252 bytes (more invalid sequences than valid ones) is single-byte text by
+    the rule above, so the UTF-8 name reads as mojibake: the warning names the file and the UTF-8 sequences."""
+    data = b"naam,plaats\nCaf\xc3\xa9 Museum,Zw\xe9\xe9 Stad\n"
+    with caplog.at_level("WARNING"):
+        d = decode_bytes(data, name="mixed.csv")
+    assert d.text == data.decode("cp1252")  # the reading itself is unchanged: single-byte text
+    assert d.warning == ("mixed.csv: read as cp1252, but 1 byte sequence(s) are also valid UTF-8, at byte offset(s) "
+                         "15 ('é'): if the file mixes encodings, these characters are wrong (re-save the file as UTF-8)")
+    assert d.warning in caplog.text
+    # plain CP1252 text without any valid UTF-8 pair gets no warning
+    assert decode_bytes("Zwéé Stad".encode("cp1252"), name="b.csv").warning == ""
