@@ -248,7 +248,16 @@ def _slot_names(sv) -> set[str]:
     return names
 
 
-def _schema_candidates(docs: list[Any], text: str, file_path: Path | None) -> list[Path]:
+# Share of a file's keys that must be slots of a sibling schema (one the file does not name) for it to be used.
+SIBLING_SCHEMA_MIN_FIT = 0.5
+
+
+def _named_count(docs: list[Any], text: str, file_path: Path | None) -> int:
+    """How many of :func:`_schema_candidates`' first entries the file names itself (keys or a head comment)."""
+    return len(_schema_candidates(docs, text, None if file_path is None else file_path, siblings=False))
+
+
+def _schema_candidates(docs: list[Any], text: str, file_path: Path | None, *, siblings: bool = True) -> list[Path]:
     """Schema files a file names (keys or a head comment), then LinkML schemas beside it or in its parent folder."""
     out: list[Path] = []
     base = file_path.parent if file_path else None
@@ -263,7 +272,7 @@ def _schema_candidates(docs: list[Any], text: str, file_path: Path | None) -> li
             p = base / p
         if p.suffix.lower() in (".yaml", ".yml") and p.is_file():
             out.append(p)
-    if base is not None:
+    if base is not None and siblings:
         for folder in (base, base.parent):
             if not folder.is_dir():
                 continue
@@ -825,14 +834,21 @@ def _choose_schema(docs: list[Any], text: str, file_path: Path | None, default_s
     """(SchemaView or None, schema path or None): a named or sibling schema whose slots fit the file's keys best,
     else the default (heritage) schema when the file uses its marker slots, else none."""
     candidates = _schema_candidates(docs, text, file_path)
+    named = set(candidates[:_named_count(docs, text, file_path)])
     if default_schema and keys & _HERITAGE_MARKERS:
         path = Path(default_schema)
-        candidates.append(path if path.is_absolute() else REPO_ROOT / path)
+        path = path if path.is_absolute() else REPO_ROOT / path
+        candidates.append(path)
+        named.add(path)  # chosen by the file's own heritage marker slots
     best = None
     for cand in candidates:  # named schemas first: they win ties
         sv = schema_view(cand)
         score = len(keys & _slot_names(sv))
-        if score and (best is None or score > best[0]):
+        # a schema the file does not name must fit it: at least half of the file's keys are its slots (an unrelated
+        # schema in the same folder shares only generic keys such as id/type, and validating against it reports
+        # every other key as "not a slot")
+        fits = cand in named or score >= max(2, SIBLING_SCHEMA_MIN_FIT * len(keys))
+        if score and fits and (best is None or score > best[0]):
             best = (score, sv, cand)
     return (best[1], best[2]) if best is not None else (None, None)
 

@@ -254,3 +254,21 @@ def test_mapping_file_rules_and_errors(tmp_path):
     f.write_text("defaults:\n  rolez: {}\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"m.yaml: invalid LinkML mapping file: .*rolez"):
         load_linkml_mappings(f)
+
+
+def test_an_unrelated_schema_in_the_folder_does_not_validate_the_file(tmp_path):
+    """A sibling schema sharing only generic keys (id, type) with a file is not its schema: validating against it
+    reported every other key as "not a slot of ConstraintCheck" (a fresh-user trial, av-efi data beside
+    linkml-runtime's validation datamodel). A sibling that fits (the PersonSchema example) still validates."""
+    import linkml_runtime
+
+    datamodel = Path(linkml_runtime.__file__).parent / "processing" / "validation_datamodel.yaml"
+    (tmp_path / "validation_datamodel.yaml").write_bytes(datamodel.read_bytes())
+    f = tmp_path / "work.yaml"
+    text = ("has_record:\n- category: avefi:WorkVariant\n  type: Serial\n  id: PID-ID1\n  has_primary_title:\n"
+            "    type: PreferredTitle\n    has_name: Im Angesicht des Verbrechens\n  has_genre:\n  - has_name: Krimi\n")
+    f.write_text(text, encoding="utf-8")
+    doc, _ = parse_instances(text, doc_id="work.yaml", source_path="work.yaml", lang="de", abs_path=f)
+    assert doc.meta.get("linkml_schema") is None
+    assert not any(s.meta["extra"].get("linkml_errors") for s in doc.sections)
+    assert len(doc.sections) == 1 and "Im Angesicht des Verbrechens" in doc.text
