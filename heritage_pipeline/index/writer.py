@@ -226,8 +226,8 @@ def refresh_fts(tbl) -> None:
 def open_table(uri: str, table_name: str):
     """The index table. Raises FileNotFoundError naming the URI when it does not exist.
 
-    LanceDB is imported here, with the garbage collector paused (:func:`~heritage_pipeline.index.startup.import_lancedb`:
-    0.2 s less per ``search`` call)."""
+    LanceDB is imported here, with the garbage collector paused
+    (:func:`~heritage_pipeline.index.startup.import_lancedb`: 0.2 s less per ``search`` call)."""
     from .startup import import_lancedb
 
     db = import_lancedb().connect(uri)

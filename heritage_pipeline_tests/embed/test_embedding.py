@@ -242,5 +242,6 @@ def test_use_resident_equals_index_model_on_any_text(use_pair, text):
 def test_use_resident_falls_back_to_the_usual_load_when_the_cache_is_not_writable(tmp_path, use_pair):
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")  # the models cache path is a file: the copy cannot be built
-    e = make_embedder(EmbedderConfig(model="use-multilingual"), model_cache=blocked / "models", threads=1, resident=True)
+    e = make_embedder(EmbedderConfig(model="use-multilingual"), model_cache=blocked / "models", threads=1,
+                      resident=True)
     assert np.array_equal(e.embed_query("Rijksmuseum Amsterdam"), use_pair[0].embed_query("Rijksmuseum Amsterdam"))
