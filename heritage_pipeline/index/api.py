@@ -109,9 +109,13 @@ class Searcher:
         model that built the index). Raises ValueError on a model mismatch."""
         if self._embedder is None:
             from heritage_pipeline.core.storage import OutputLayout
-            from heritage_pipeline.embed.embedders import make_embedder
+            from heritage_pipeline.embed.embedders import QUERY_THREADS, make_embedder
 
-            self._embedder = make_embedder(self.config.embedder, model_cache=OutputLayout(self.config.output_path).model_cache)
+            from .startup import paused_gc
+
+            with paused_gc():  # a model is long-lived: load it without full collections over the heap
+                self._embedder = make_embedder(self.config.embedder, threads=QUERY_THREADS, resident=True,
+                                               model_cache=OutputLayout(self.config.output_path).model_cache)
         check_embedder(self.table, self._embedder)
         return self._embedder
 

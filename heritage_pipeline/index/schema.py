@@ -4,14 +4,15 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
-from heritage_pipeline.chunking.ids import breadcrumb
-from heritage_pipeline.core.models import Chunk
-
 from .analysis import ascii_fold, extract_identifiers, has_cjk
+
+if TYPE_CHECKING:  # the search path reads the schema helpers without importing the chunker (60 ms)
+    from heritage_pipeline.core.models import Chunk
 
 FILTER_COLUMNS = ("lang", "language", "source_type", "custodian_type", "country_code", "data_tier", "doc_id",
                   "settlement")
@@ -118,6 +119,8 @@ def chunk_rows(chunks: list[Chunk], vectors: np.ndarray, partition: str, *, lang
     Raises:
         ValueError: the number of vectors differs from the number of chunks, or the width is unknown.
     """
+    from heritage_pipeline.chunking.ids import breadcrumb
+
     vectors = np.asarray(vectors, dtype=np.float32)
     if len(vectors) != len(chunks):
         raise ValueError(f"partition {partition}: {len(chunks)} chunks but {len(vectors)} vectors")

@@ -27,6 +27,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _load() -> str:
+    """The 1/5/15-minute load averages (``os.getloadavg``), printed beside the figures."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def _pct(xs, q):
     return round(float(np.percentile(xs, q)), 2)
 
@@ -74,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     questions = [q["question"] for q in load_golden(ROOT / "data" / "golden" / "heritage")]
     with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp:
         out = ensure_index(Path(args.out) if args.out else None, Path(tmp), args.cache)
-        print(f"index: {out / 'lancedb'}")
+        print(f"index: {out / 'lancedb'}; load average {_load()}")
         res: dict = {}
         for mode in ("fts", "hybrid"):
             w = cli_wall(out, mode, args.cli_runs, server=False)
@@ -111,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             os.killpg(srv.pid, signal.SIGTERM)
             srv.wait(timeout=30)
-        s = Searcher(str(out / "lancedb"), pipeline_config=load_pipeline_config())
+        s = Searcher(str(out / "lancedb"), pipeline_config=load_pipeline_config().with_paths(output_dir=out))
         qv = s.embedder.embed_queries(questions)
         fts, vec = [], []
         for i in range(args.queries):
@@ -126,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             vec.append((time.perf_counter() - t) * 1000)
         print(f"LanceDB alone (same queries, in-process): BM25 query p50 {_pct(fts, 50)} ms, p95 {_pct(fts, 95)} ms; "
               f"vector query p50 {_pct(vec, 50)} ms, p95 {_pct(vec, 95)} ms ({s.table.count_rows()} rows)")
+        print(f"load average at the end: {_load()} (the machine's 1/5/15-min run queue; compare runs at like load)")
     return 0
 
 

@@ -191,3 +191,57 @@ def test_derived_models_are_built_inside_the_output_folder(tmp_path, monkeypatch
     res = build_resources(DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, output_dir=tmp_path / "out")
     assert res["embedder"].model_cache == str((tmp_path / "out" / "cache" / "models").resolve())
     assert derived_model_dir("onnx-int8", "some-model", res["embedder"].model_cache).parent == Path(res["embedder"].model_cache)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def use_pair(tmp_path_factory):
+    """The USE v3 embedder as the run builds the index, and as the search side loads it (a memory-mapped copy in
+    a models cache, one BLAS thread), built once and then loaded from that copy."""
+    from heritage_pipeline.embed.embedders import QUERY_THREADS
+
+    cfg = EmbedderConfig(model="use-multilingual")
+    cache = tmp_path_factory.mktemp("models")
+    first = make_embedder(cfg, model_cache=cache, threads=QUERY_THREADS, resident=True)
+    built = sorted(p.name for p in cache.iterdir())
+    again = make_embedder(cfg, model_cache=cache, threads=QUERY_THREADS, resident=True)
+    return make_embedder(cfg), first, again, built
+
+
+def test_use_resident_vectors_equal_the_index_model(use_pair):
+    """Query vectors of the search side equal those of the model the index was built with, bit for bit, on the
+    heritage golden questions (nl/en/fr/de)."""
+    from heritage_pipeline_eval.heritage_eval import load_golden
+
+    index_model, first, again, built = use_pair
+    assert len(built) == 1 and built[0].startswith("usem3-")  # derived inside the given models cache
+    assert first.model_id == again.model_id == index_model.model_id and first.dim == index_model.dim
+    questions = [q["question"] for q in load_golden(ROOT / "data" / "golden" / "heritage")][:120]
+    assert len(questions) > 50
+    for text in questions:
+        ref = index_model.embed_query(text)
+        assert np.array_equal(first.embed_query(text), ref) and np.array_equal(again.embed_query(text), ref), text
+
+
+def test_use_resident_passage_vectors_equal_the_index_model(use_pair, shared_data):
+    index_model, _, again, _ = use_pair
+    passages = [p.read_text(encoding="utf-8")[:4000] for p in sorted((shared_data / "faq").rglob("*.md"))[:5]]
+    assert passages
+    assert np.array_equal(again.embed_passages(passages)[0], index_model.embed_passages(passages)[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=0, max_size=200))
+def test_use_resident_equals_index_model_on_any_text(use_pair, text):
+    index_model, _, again, _ = use_pair
+    assert np.array_equal(again.model.encode([text]), index_model.model.encode([text]))
+
+
+def test_use_resident_falls_back_to_the_usual_load_when_the_cache_is_not_writable(tmp_path, use_pair):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")  # the models cache path is a file: the copy cannot be built
+    e = make_embedder(EmbedderConfig(model="use-multilingual"), model_cache=blocked / "models", threads=1,
+                      resident=True)
+    assert np.array_equal(e.embed_query("Rijksmuseum Amsterdam"), use_pair[0].embed_query("Rijksmuseum Amsterdam"))

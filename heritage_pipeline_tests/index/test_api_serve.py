@@ -111,3 +111,18 @@ def test_fts_search_imports_neither_torch_docling_nor_dagster(out_dir):
     assert r.returncode == 0, r.stderr
     assert "HEAVY []" in r.stdout
     assert "Warning" not in r.stdout and "Warning" not in r.stderr  # no library warnings (LanceDB projection notes)
+
+
+def test_paused_gc_restores_the_collector_and_freezes_what_it_loaded():
+    import gc
+
+    code = ("import gc; from heritage_pipeline.index.startup import paused_gc, import_lancedb\n"
+            "assert gc.isenabled() and gc.get_freeze_count() == 0\n"
+            "with paused_gc():\n    assert not gc.isenabled()\n    x = [[i] for i in range(1000)]\n"
+            "assert gc.isenabled() and gc.get_freeze_count() >= 1000\n"
+            "n = gc.get_freeze_count(); import_lancedb(); assert gc.get_freeze_count() > n + 10000\n"
+            "gc.disable()\ntry:\n    with paused_gc():\n        raise KeyError\nexcept KeyError:\n    pass\n"
+            "assert not gc.isenabled(); print('OK')")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stderr
+    assert gc.isenabled()  # this process untouched
