@@ -84,7 +84,8 @@ def test_the_graph_runs_on_celery_workers_and_matches_the_in_process_run(tmp_pat
         assert rc == 0, (tmp_path / "worker.log").read_text()[-3000:]
         with dg.DagsterInstance.from_config(str(cel.home)) as instance:
             runs = instance.get_runs()
-            assert {r.job_name for r in runs} == {"ingest_job", "index_job"}
+            # registry / LinkML partitions parsed, the gazetteer built, every partition, then the index
+            assert {r.job_name for r in runs} == {"parse_job", "gazetteer_job", "ingest_job", "index_job"}
             assert all(r.status == dg.DagsterRunStatus.SUCCESS for r in runs)
             step_pids = {rec.event_log_entry.dagster_event.pid for r in runs
                          for rec in instance.get_records_for_run(r.run_id, of_type=dg.DagsterEventType.STEP_SUCCESS).records}
