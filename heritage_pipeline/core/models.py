@@ -112,7 +112,8 @@ class ChunkMeta(ChunkMetadata):
     len_tokens: int = 0
     lang: str = "und"
     # confidence in [0, 1] of the chunk's own language detection (heritage_pipeline.enrich.langid.chunk_language);
-    # below language.chunk_min_confidence ``lang`` is inherited from the document; None before enrichment
+    # below language.chunk_min_confidence ``lang`` is inherited from the document; None before enrichment and for a
+    # row of a single-language registry (it takes its file's language, not detected row by row)
     lang_confidence: float | None = None
     domain: str | None = None
     block_kinds: list[str] = Field(default_factory=list)
