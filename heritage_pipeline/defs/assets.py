@@ -471,7 +471,7 @@ def embedded_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
         if cache:
             cache.close()
     hit_rate = stats["cache_hits"] / len(items) if items else 0.0
-    return step.output(chunks_to_table(items, [v.tolist() for v in vecs]), {
+    return step.output(chunks_to_table(items, vecs), {
         "dagster/row_count": len(items), "embedded_now": stats["embedded_now"], "cache_hit_rate": round(hit_rate, 3),
         "multi_window_chunks": stats["multi_window_chunks"], "dim": stats["dim"], "model": stats["model"]})
 

@@ -5,7 +5,11 @@ coreference; see ``docs/heritage-mentions.md``).
 from __future__ import annotations
 
 import re
+import weakref
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from .gazetteer import Mention
@@ -28,7 +32,7 @@ from .names import (
     initials,
     keyword_type,
     name_tokens,
-    stem_key,
+    stem_token,
 )
 
 if TYPE_CHECKING:
@@ -38,16 +42,64 @@ if TYPE_CHECKING:
 # ------------------------------------------------------------------------------------------------------ mentions
 @dataclass
 class MentionContext:
-    """What was mentioned so far in one conversation or document (for abbreviations and coreference)."""
+    """What was mentioned so far in one conversation or document (for abbreviations and coreference).
+
+    Besides ``history`` it keeps :class:`_Recency` indexes over it (updated lazily from ``history``, so code that
+    appends to ``history`` directly stays correct): looking a short form up is then a dict access instead of a scan of
+    every earlier mention of the document, which made mention search quadratic in the size of long documents.
+    """
 
     history: list[Mention] = field(default_factory=list)
     aliases: dict[str, Mention] = field(default_factory=dict)  # short form (as written) -> mention it stands for
+    _index: "_Recency" = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    _indexed: int = field(default=0, repr=False, compare=False)  # how many history items _index has seen
 
     def last_of(self, type_code: str) -> Mention | None:
-        for m in reversed(self.history):
-            if type_code == "*" or m.type_code == type_code:
-                return m
-        return None
+        """The latest mention of type ``type_code`` (``"*"``: of any type), or None."""
+        return self.recency().last_of(type_code)
+
+    def recency(self) -> "_Recency":
+        """The recency indexes of ``history`` (brought up to date with it)."""
+        if self._index is None or self._indexed > len(self.history):
+            self._index, self._indexed = _Recency(), 0
+        for m in self.history[self._indexed :]:
+            self._index.add(m)
+        self._indexed = len(self.history)
+        return self._index
+
+
+@lru_cache(maxsize=1 << 14)
+def _short_stem(entity: str) -> str | None:
+    """Stem of the word a short form of ``entity`` would use (:func:`_distinctive`), or None."""
+    d = _distinctive(entity)
+    return stem_token(d) if d else None
+
+
+class _Recency:
+    """Indexes over a sequence of mentions, in the order they were added, answering what the scans of the history
+    answered: the latest mention with given initials, the latest of a type, and per short-form stem the earliest
+    mention of each entity owning it."""
+
+    __slots__ = ("by_initials", "by_type", "any", "by_stem")
+
+    def __init__(self) -> None:
+        self.by_initials: dict[str, Mention] = {}
+        self.by_type: dict[str, Mention] = {}
+        self.any: Mention | None = None
+        self.by_stem: dict[str, dict[str, Mention]] = {}
+
+    def add(self, m: Mention) -> None:
+        ini = initials(m.entity)
+        if ini:
+            self.by_initials[ini] = m
+        self.by_type[m.type_code] = m
+        self.any = m
+        stem = _short_stem(m.entity)
+        if stem is not None:
+            self.by_stem.setdefault(stem, {}).setdefault(m.entity, m)
+
+    def last_of(self, type_code: str) -> Mention | None:
+        return self.any if type_code == "*" else self.by_type.get(type_code)
 
 
 class _Scan:
@@ -106,17 +158,45 @@ def find_mentions(text: str, gazetteer: Gazetteer, context: MentionContext | Non
     return found
 
 
+_FIRST_TOKENS: "weakref.WeakKeyDictionary[Gazetteer, tuple]" = weakref.WeakKeyDictionary()
+
+
+def _first_tokens(gazetteer: Gazetteer) -> tuple[dict[str, int], dict[str, int]]:
+    """Longest gazetteer key (tokens) per first token of ``by_tokens`` and per first stem of ``by_stems``, cached per
+    gazetteer (rebuilt if its indexes grew). A text position whose token starts no name costs two dict lookups, so
+    name search is linear in the text (the previous search built and looked up ``max_tokens`` keys and stem keys
+    at every position)."""
+    sizes = (len(gazetteer.by_tokens), len(gazetteer.by_stems))
+    cached = _FIRST_TOKENS.get(gazetteer)
+    if cached is not None and cached[0] == sizes:
+        return cached[1], cached[2]
+    tok_max: dict[str, int] = {}
+    for key in gazetteer.by_tokens:
+        tok_max[key[0]] = max(tok_max.get(key[0], 0), len(key))
+    stem_max: dict[str, int] = {}
+    for key in gazetteer.by_stems:
+        stem_max[key[0]] = max(stem_max.get(key[0], 0), len(key))
+    _FIRST_TOKENS[gazetteer] = (sizes, tok_max, stem_max)
+    return tok_max, stem_max
+
+
 def _gazetteer_names(sc: _Scan, gazetteer: Gazetteer) -> list[Mention]:
+    """Longest gazetteer names (folded tokens, else inflection-stripped stems for two or more words) from left to
+    right; candidate lengths at a position are bounded by the longest name starting with its token or stem."""
     out: list[Mention] = []
     toks = sc.toks
+    folded = [t for t, _, _ in toks]
+    stems = [stem_token(t) for t in folded]
+    tok_max, stem_max = _first_tokens(gazetteer)
+    by_tokens, by_stems = gazetteer.by_tokens, gazetteer.by_stems
     i = 0
     while i < len(toks):
         hit = None
-        for n in range(min(gazetteer.max_tokens, len(toks) - i), 0, -1):
-            key = tuple(t for t, _, _ in toks[i : i + n])
-            idx = gazetteer.by_tokens.get(key)
-            if idx is None and n >= 2:
-                idx = gazetteer.by_stems.get(stem_key(key))
+        mt, ms = tok_max.get(folded[i], 0), stem_max.get(stems[i], 0)
+        for n in range(min(gazetteer.max_tokens, len(toks) - i, max(mt, ms)), 0, -1):
+            idx = by_tokens.get(tuple(folded[i : i + n])) if n <= mt else None
+            if idx is None and 2 <= n <= ms:
+                idx = by_stems.get(tuple(stems[i : i + n]))
             if idx is None or not sc.joined(i, i + n):
                 continue
             surface = sc.span(i, i + n)[0]
@@ -144,9 +224,13 @@ def _identifiers(sc: _Scan, gazetteer: Gazetteer, found: list[Mention], ctx: Men
     out: list[Mention] = []
     text = sc.text
 
+    starts = [s for _, s, _ in sc.toks]
+    ends = [e for _, _, e in sc.toks]
+
     def token_range(a: int, b: int) -> tuple[int, int]:
-        ti = [k for k, (_, s, e) in enumerate(sc.toks) if s >= a and e <= b]
-        return (ti[0], ti[-1] + 1) if ti else (0, 0)
+        # tokens are sorted and disjoint: those inside [a, b) are one run (bisect instead of a scan per identifier)
+        lo, hi = bisect_left(starts, a), bisect_right(ends, b)
+        return (lo, hi) if lo < hi else (0, 0)
 
     for m in GHCID_RE.finditer(text):
         ent = gazetteer.lookup_id(f"ghcid:{m.group()}")
@@ -162,9 +246,15 @@ def _identifiers(sc: _Scan, gazetteer: Gazetteer, found: list[Mention], ctx: Men
         if not sc.claim(*token_range(m.start(), m.end())):
             continue
         if candidates:
-            before = [f for f in found if f.end <= m.start()] + list(reversed(ctx.history))
-            recent = {x.entity for x in sorted(before, key=lambda f: -f.end)}
-            ent = next((c for name in recent for c in candidates if c.name == name), candidates[0])
+            # the candidate mentioned most recently: of the earlier mentions naming a candidate, the one of greatest
+            # end offset, ties to this text's before the history's latest first. (This was a set of the names,
+            # iterated in hash order: with two candidates mentioned the choice changed with PYTHONHASHSEED.)
+            names = {c.name for c in candidates}
+            best: Mention | None = None
+            for x in chain((f for f in found if f.end <= m.start()), reversed(ctx.history)):
+                if x.entity in names and (best is None or x.end > best.end):
+                    best = x
+            ent = next((c for c in candidates if best is not None and c.name == best.entity), candidates[0])
             out.append(Mention(code, m.start(), m.end(), ent.name, ent.type_code, "identifier", tuple(sorted(ent.ids))))
         else:
             out.append(Mention(code, m.start(), m.end(), code, "U", "identifier", (f"isil:{code}",)))
@@ -295,7 +385,11 @@ def _resolve_context(sc: _Scan, found: list[Mention], ctx: MentionContext) -> li
         elif word[:1].isupper() and len(t) >= 4:
             events.append((s, "short", k))
     events.sort(key=lambda ev: (ev[0], ev[1] != "mention"))
-    history = list(ctx.history)
+    # the history is the context's (indexed once for the whole document, ``ctx.recency()``) followed by this text's
+    # mentions in event order (``local``): lookups ask the local index first where the latest mention wins, the
+    # context's first where the earliest does
+    past = ctx.recency()
+    local = _Recency()
     out: list[Mention] = []
 
     def add(k0: int, k1: int, target: Mention, kind: str) -> None:
@@ -303,29 +397,28 @@ def _resolve_context(sc: _Scan, found: list[Mention], ctx: MentionContext) -> li
             surface, s, e = sc.span(k0, k1)
             m = Mention(surface, s, e, target.entity, target.type_code, kind, target.ids)
             out.append(m)
-            history.append(m)
+            local.add(m)
 
     for _, kind, payload in events:
         if kind == "mention":
-            history.append(payload)
+            local.add(payload)
             continue
         k = payload
         if kind == "abbr":
             word = sc.word(k)
             target = ctx.aliases.get(word)
             if target is None:
-                target = next((m for m in reversed(history) if initials(m.entity) == word.upper()), None)
+                target = local.by_initials.get(word.upper()) or past.by_initials.get(word.upper())
             if target is not None:
                 add(k, k + 1, target, "abbreviation")
         elif kind == "short":
-            stem = stem_key((toks[k][0],))[0]
-            owners = {m.entity: m for m in reversed(history)
-                      if (d := _distinctive(m.entity)) and stem_key((d,))[0] == stem}
+            stem = stem_token(toks[k][0])
+            owners = {**local.by_stem.get(stem, {}), **past.by_stem.get(stem, {})}  # earliest mention per entity
             if len(owners) == 1:
                 add(k, k + 1, next(iter(owners.values())), "abbreviation")
         else:
             want = _description_type(toks[k + 1][0], sc.word(k + 1))
-            target = next((m for m in reversed(history) if want == "*" or m.type_code == want), None)
+            target = local.last_of(want) or past.last_of(want)
             if target is not None:
                 add(k, k + 2, target, "coreference")
     return out

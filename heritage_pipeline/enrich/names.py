@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 import regex
 
@@ -67,14 +68,27 @@ DESCRIPTION_DETERMINERS = frozenset("the this that het dit dat de deze die le la
 
 
 def fold(s: str) -> str:
-    """Case- and accent-folded form used for matching (NFKD, combining marks removed, casefold)."""
+    """Case- and accent-folded form used for matching (NFKD, combining marks removed, casefold).
+
+    Args:
+        s: any string.
+
+    Returns:
+        The folded string (ASCII input: its ``casefold()``, which is what NFKD + mark removal + casefold give).
+    """
+    if s.isascii():  # NFKD leaves ASCII unchanged and no ASCII character is a combining mark
+        return s.casefold()
     d = unicodedata.normalize("NFKD", s)
     return "".join(ch for ch in d if not unicodedata.combining(ch)).casefold()
 
 
+# word tokens repeat (a language has few distinct words): fold each distinct one once
+_fold_token = lru_cache(maxsize=1 << 16)(fold)
+
+
 def name_tokens(text: str) -> list[tuple[str, int, int]]:
     """Word tokens of ``text`` as (folded token, start, end) in code points."""
-    return [(fold(m.group()), m.start(), m.end()) for m in WORD_RE.finditer(text)]
+    return [(_fold_token(m.group()), m.start(), m.end()) for m in WORD_RE.finditer(text)]
 
 
 def keyword_type(name: str) -> str | None:
@@ -104,16 +118,26 @@ _INFLECTIONS = ("en", "em", "er", "es", "e", "s")
 def stem_key(tokens: tuple[str, ...]) -> tuple[str, ...]:
     """Tokens without one Dutch/German inflectional ending each (``des Deutschen Museums`` and ``Deutsches Museum``
     share ``deutsch museum``; ``Zeeuwse``/``Zeeuws``): used only for names of two or more words."""
-    out = []
-    for t in tokens:
-        for suf in _INFLECTIONS:
-            if t.endswith(suf) and len(t) - len(suf) >= 4:
-                t = t[: -len(suf)]
-                break
-        out.append(t)
-    return tuple(out)
+    return tuple(stem_token(t) for t in tokens)
 
 
+@lru_cache(maxsize=1 << 16)
+def stem_token(t: str) -> str:
+    """One folded token without one Dutch/German inflectional ending (the per-token step of :func:`stem_key`).
+
+    Args:
+        t: a folded token (:func:`fold`).
+
+    Returns:
+        ``t`` without its first matching ending of ``en em er es e s`` when at least 4 characters remain, else ``t``.
+    """
+    for suf in _INFLECTIONS:
+        if t.endswith(suf) and len(t) - len(suf) >= 4:
+            return t[: -len(suf)]
+    return t
+
+
+@lru_cache(maxsize=1 << 14)
 def initials(name: str) -> str:
     """Initials of the non-connector words of a name (``Bibliothèque nationale de France`` -> ``BNF``)."""
     words = [w for w in WORD_RE.findall(name) if fold(w) not in CONNECTORS]

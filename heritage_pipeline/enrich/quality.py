@@ -44,7 +44,6 @@ logged (:func:`drop_low_quality`).
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 from heritage_pipeline.core.config import ChunkingConfig
@@ -145,6 +144,9 @@ _GARBAGE_SHARE = 0.05      # replacement / control / private-use characters amon
 _ALNUM_SHARE = 0.3         # letters and digits among the non-space characters, below which there are no words
 _REPEAT_MIN_WORDS = 100
 _REPEAT_SHARE = 0.05       # distinct word 3-grams per 3-gram, below which one phrase is repeated
+# U+FFFD, control (Cc), private-use (Co) and surrogate (Cs) characters: fixed code point sets in every Unicode version
+_GARBAGE_RE = re.compile("[\ufffd\x00-\x1f\x7f-\x9f\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
+                         "\ud800-\udfff]")
 
 
 def degenerate_reason(text: str) -> str | None:
@@ -158,18 +160,18 @@ def degenerate_reason(text: str) -> str | None:
     * ``no words``: under 30 % of the non-space characters are letters or digits (any script);
     * ``one phrase repeated``: at least 100 words and under 5 % distinct word 3-grams.
     """
-    chars = [ch for ch in text if not ch.isspace()]
+    words = text.split()  # (str.split() splits on exactly the characters str.isspace() accepts)
+    chars = "".join(words)  # the non-space characters, counted without a Python step per character
     if not chars:
         return "no text"
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if len(lines) >= _MIN_LINES and sum(len(ln) <= _LINE_MAX_SHORT for ln in lines) >= _SHORT_LINE_SHARE * len(lines):
         return "one character per line"
-    garbage = sum(1 for ch in chars if ch == "\ufffd" or unicodedata.category(ch) in ("Cc", "Co", "Cs"))
+    garbage = len(_GARBAGE_RE.findall(chars))
     if garbage > _GARBAGE_SHARE * len(chars):
         return "extraction garbage (replacement or control characters)"
-    if sum(1 for ch in chars if ch.isalnum()) < _ALNUM_SHARE * len(chars):
+    if sum(map(str.isalnum, chars)) < _ALNUM_SHARE * len(chars):
         return "no words (mostly symbols)"
-    words = text.split()
     if len(words) >= _REPEAT_MIN_WORDS:
         grams = list(zip(words, words[1:], words[2:]))
         if len(set(grams)) < _REPEAT_SHARE * len(grams):

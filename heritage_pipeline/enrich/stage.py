@@ -7,7 +7,8 @@
 * ``meta.entities``: ``{label: [names]}`` for ORG, PRODUCT, LAW, API, CLASS, FUNC by rules
   (:func:`~heritage_pipeline.enrich.ner.simple_ner`).
 * ``meta.lang`` = ``meta.language``: per-chunk language, ``meta.lang_confidence`` its detection's confidence
-  (:func:`heritage_pipeline.enrich.langid.chunk_language`: inherited from the document below the threshold).
+  (:func:`heritage_pipeline.enrich.langid.chunk_language`: inherited from the document below the threshold; a
+  row of a single-language registry takes its file's language undetected, confidence None).
 * tables and code blocks -> ``meta.table_*`` / ``meta.code_*`` (:func:`enrich_structure`).
 * ``section_emb``: embedding of ``" › ".join(anchors)``, once per distinct breadcrumb (and never again with the
   embedding cache).
@@ -119,7 +120,7 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
             # (meta.language arrives as the document's language from the chunker; afterwards both are the chunk's)
             lang, conf = chunk_language(c.text, c.meta.language, policy=policy, source_type=c.meta.source_type)
             c.meta.lang = c.meta.language = lang
-            c.meta.lang_confidence = round(conf, 4)
+            c.meta.lang_confidence = round(conf, 4) if conf is not None else None
         with timed(timings, "tables_code"):
             enrich_structure(c, config)
         if ctx.entities.ner == "simple":

@@ -1,5 +1,6 @@
 """Chunk model helpers."""
 
+import numpy as np
 import pytest
 
 
@@ -29,3 +30,25 @@ def test_extraction_date_without_epoch_is_the_local_date_of_the_current_second(m
     for t in (midnight - 1.5, midnight - 0.2, midnight, midnight + 0.7, midnight - 0.2):
         monkeypatch.setattr(models.time, "time", lambda t=t: t)
         assert models.extraction_day() == date.fromtimestamp(t).isoformat(), t
+
+
+def test_vectors_as_an_array_give_the_table_of_vectors_as_lists():
+    """A numpy [n, dim] array of vectors is stored exactly as the same vectors given as Python lists (float32)."""
+    from heritage_pipeline.core.models import chunks_to_table, table_to_chunks, table_vectors
+    from heritage_pipeline.sources.registry import parse_registry
+    from heritage_pipeline.core.config import REPO_ROOT, load_chunking_config
+    from heritage_pipeline.stages import chunk_documents
+
+    path = REPO_ROOT / "data" / "raw" / "csv_registry" / "nl_erfgoedorganisaties_sample.csv"
+    doc, _ = parse_registry(path.read_text(encoding="utf-8"), doc_id=path.name, source_path=str(path), lang="nl")
+    chunks = chunk_documents([doc], load_chunking_config())[:25]
+    vecs = np.random.default_rng(0).standard_normal((len(chunks), 512)).astype(np.float32)
+    fast, slow = chunks_to_table(chunks, vecs), chunks_to_table(chunks, [v.tolist() for v in vecs])
+    assert fast.equals(slow) and fast.schema == slow.schema
+    assert np.array_equal(np.asarray(table_vectors(fast), dtype=np.float32), vecs)
+    assert [c.id for c in table_to_chunks(fast)] == [c.id for c in chunks]
+    assert chunks_to_table([], np.zeros((0, 512), np.float32)).num_rows == 0
+    with pytest.raises(ValueError):
+        chunks_to_table(chunks, vecs[:-1])
+    with pytest.raises(ValueError):
+        chunks_to_table(chunks[:1], vecs[0])

@@ -77,9 +77,14 @@ def test_five_row_english_csv_is_english_and_its_rows_keep_it():
     csv = ("id,name,city,type\n1,British Museum,London,museum\n2,National Gallery,London,gallery\n"
            "3,Science Museum,London,museum\n4,Natural History Museum,London,museum\n5,Tate Modern,London,gallery\n")
     assert detect_source_language(csv, "csv_registry") == "en"
-    # every row chunk of a single-language registry carries the file's language, with its own confidence
-    lang, conf = chunk_language("5,Tate Modern,London,gallery", "en", source_type="csv_registry")
-    assert lang == "en" and 0.0 <= conf <= 1.0
+    # every row chunk of a single-language registry carries the file's language, undetected (no confidence), even a
+    # row that reads as another language; a row of a mixed-language registry is detected on its own
+    for row in ("5,Tate Modern,London,gallery", "Het museum toont schilderijen, beelden en tekeningen uit zeven eeuwen"):
+        assert chunk_language(row, "en", source_type="csv_registry") == ("en", None)
+        assert chunk_language(row, "en", source_type="yaml_instance") == ("en", None)
+    lang, conf = chunk_language("Het museum toont schilderijen, beelden en tekeningen uit zeven eeuwen", MIXED,
+                                source_type="csv_registry")
+    assert lang == "nl" and conf >= 0.8
 
 
 def test_a_page_with_english_menu_items_is_german_not_mixed():
@@ -108,8 +113,11 @@ def test_chunk_language_is_a_candidate_or_inherited(text, doc_lang, source_type)
     """Property: a chunk's language is its own confident detection (a candidate), else inherited; the confidence is
     in [0, 1]."""
     lang, conf = chunk_language(text, doc_lang, source_type=source_type)
-    assert 0.0 <= conf <= 1.0
     inherited = doc_lang if doc_lang != UNDETERMINED else "und"
+    if conf is None:  # only a row of a single-language registry is not detected
+        assert source_type == "csv_registry" and doc_lang not in (UNDETERMINED, MIXED) and lang == doc_lang
+        return
+    assert 0.0 <= conf <= 1.0
     assert lang == inherited or (lang in DEFAULT_CANDIDATES and conf >= 0.8)
 
 

@@ -122,3 +122,48 @@ def test_degenerate_chunks_can_be_dropped_by_config():
     on = ChunkingConfig.model_validate({"quality": {"drop_low_quality": True, "drop_reasons": ["degenerate"]}})
     kept, dropped = drop_low_quality(cs, on)
     assert kept == [cs[1]] and dropped[0][1] == "degenerate text: one character per line"
+
+
+def _degenerate_reason_per_character(text):
+    """The character-by-character rules :func:`degenerate_reason` implements with str.split, a regex and map."""
+    import unicodedata
+
+    chars = [ch for ch in text if not ch.isspace()]
+    if not chars:
+        return "no text"
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if len(lines) >= 8 and sum(len(ln) <= 2 for ln in lines) >= 0.8 * len(lines):
+        return "one character per line"
+    garbage = sum(1 for ch in chars if ch == "\ufffd" or unicodedata.category(ch) in ("Cc", "Co", "Cs"))
+    if garbage > 0.05 * len(chars):
+        return "extraction garbage (replacement or control characters)"
+    if sum(1 for ch in chars if ch.isalnum()) < 0.3 * len(chars):
+        return "no words (mostly symbols)"
+    words = text.split()
+    if len(words) >= 100:
+        grams = list(zip(words, words[1:], words[2:]))
+        if len(set(grams)) < 0.05 * len(grams):
+            return "one phrase repeated"
+    return None
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=30), st.sampled_from(["\ufffd", "\x00", "\x85", "\u2028", "\ue000",
+                                                                   "\U000f0001", "a\nb\n", "word word word ", "—"])),
+                max_size=40).map("".join))
+def test_degenerate_reason_equals_the_per_character_rules(text):
+    assert degenerate_reason(text) == _degenerate_reason_per_character(text)
+
+
+def test_degenerate_reason_equals_the_per_character_rules_on_real_files():
+    from heritage_pipeline.core.config import REPO_ROOT
+
+    files = sorted(p for p in (REPO_ROOT / "data" / "raw").rglob("*") if p.is_file() and p.suffix in (".md", ".json", ".html", ".csv", ".txt"))
+    assert len(files) > 20
+    for p in files:
+        text = p.read_text(encoding="utf-8", errors="replace")
+        for piece in [text] + [text[i : i + 3000] for i in range(0, min(len(text), 60000), 3000)]:
+            assert degenerate_reason(piece) == _degenerate_reason_per_character(piece), p
