@@ -61,8 +61,9 @@ checklist -- in nl/en/fr/de), a documentation file name or title (README, quicks
 Handreichung, mode d'emploi, ...) and three or more distinct software terms (notebook, Binder, npm, Docker,
 localhost, command line, ...; not GitHub or JSON, which credits pages name). With :data:`DOC_MIN_SIGNALS` kinds or more (and no article evidence) the page kind is
 ``documentation`` and every section is ``other`` (confidence 1.0), except a section with strong institution
-evidence of its own (:data:`DOC_STRONG_SCORE`: its own heading cue plus two body cues, e.g. a README's contact
-section with an e-mail address and a phone number), which keeps that type. The rule was written after the
+evidence of its own (contact or visit, :data:`DOC_KEEP`, with :data:`DOC_STRONG_SCORE`: its own heading cue plus
+two body cues, e.g. a README's contact section with an e-mail address and a phone number), which keeps that type;
+"collectie", "archive" or "history" on such a page are what heritage software documentation says anyway. The rule was written after the
 held-out ``test`` split's errors were known (22 of its 46 ``other`` sections were software documentation or a
 practice guide predicted ``collection``), so ``test`` figures with it are tuned figures; the ``test2`` split was
 labelled and committed before the rule was run on it (``data/eval/sections/SOURCES.md``, "Third round").
@@ -233,6 +234,10 @@ _PAPER_HEADINGS = re.compile(
 # ---- documentation pages (module docstring, "Documentation pages"): five independent kinds of evidence.
 DOC_MIN_SIGNALS = 2  # kinds of documentation evidence a page needs to be a ``documentation`` page
 DOC_STRONG_SCORE = HEADING_WEIGHT + 2.0  # a section of such a page keeps its type with a heading cue + 2 body cues
+# ... of these categories only: how to reach the institution and when it is open are facts a README can carry,
+# while "collection", "archive", "history" or "news" (changelog) are what documentation of heritage software says
+# anyway: on such a page those words are not evidence about the institution.
+DOC_KEEP = ("contact", "visit")
 # code blocks: Markdown fences (``` or ~~~ at a line start) or HTML <pre> elements; two or more on the page
 _CODE_BLOCK = re.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})|<pre\b", re.M | re.I)
 # command lines: a shell prompt, or a line that starts with a common developer command
@@ -468,11 +473,11 @@ def classify_sections(sections: Sequence[tuple[Sequence[str], str]], *, min_conf
 
 def _documentation_section(scores: dict[str, float]) -> tuple[str, float]:
     """A section of a ``documentation`` page: ``other`` (confidence 1.0, the page-level decision) unless the section
-    itself has strong institution evidence: its best non-``other`` category scores at least
-    :data:`DOC_STRONG_SCORE` (a heading cue of its own and two distinct body cues, e.g. a README's "Contact"
-    section with an e-mail address and a phone number); then that category with the rule confidence."""
-    best = max((c for c in CATEGORIES if c != "other"), key=lambda c: (scores[c], -CATEGORIES.index(c)))
-    if scores[best] >= DOC_STRONG_SCORE and scores[best] > scores["other"]:
+    itself has strong institution evidence: its best category is one of :data:`DOC_KEEP` (contact, visit) and
+    scores at least :data:`DOC_STRONG_SCORE` (a heading cue of its own and two distinct body cues, e.g. a README's
+    "Contact" section with an e-mail address and a phone number); then that category with the rule confidence."""
+    best = max(DOC_KEEP, key=lambda c: (scores[c], -CATEGORIES.index(c)))
+    if scores[best] >= DOC_STRONG_SCORE and scores[best] > scores["other"] and scores[best] == max(scores.values()):
         return best, round(scores[best] / (sum(scores.values()) + PRIOR), 4)
     return "other", 1.0
 
