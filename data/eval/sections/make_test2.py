@@ -1,8 +1,10 @@
 """Build the test2 split labels (labelled by hand from the label definitions, before any classifier run)."""
 import json, os, re, shutil
-BASE = '/work/wt/web2/data/eval/sections'
-G = '/work/shared/data/faq/gbif_grscicoll'
-L = '/work/shared/data/realworld/raw/document/seeing-lost-enclaves'
+BASE = os.path.dirname(os.path.abspath(__file__))
+# the originals, in the team's shared data folder (byte copies are made under pages/)
+SHARED = os.environ.get('HERITAGE_SHARED_DATA', '/work/shared/data')
+G = f'{SHARED}/faq/gbif_grscicoll'
+L = f'{SHARED}/realworld/raw/document/seeing-lost-enclaves'
 # (src, lang, site, dest, {heading: (label, why, ambiguous)})
 PAGES = [
  (f'{G}/fr/about.md', 'fr', 'gbif/hp-grscicoll', 'pages/fr/gbif__hp-grscicoll/fr/about.md', {
@@ -63,6 +65,8 @@ PAGES = [
    "What is relational reconstruction?": ('other', 'method explanation', False),
    "Seeing Providence Chinatown": ('about', 'the project this guide comes from, its support', True)}),
 ]
+if any(json.loads(l).get('split') == 'test2' for l in open(os.path.join(BASE, 'labels.jsonl'), encoding='utf-8') if l.strip()):
+    raise SystemExit('labels.jsonl already has the test2 split')
 out = []
 for src, lang, site, dest, labels in PAGES:
     d = os.path.join(BASE, dest); os.makedirs(os.path.dirname(d), exist_ok=True); shutil.copyfile(src, d)
