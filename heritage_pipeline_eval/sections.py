@@ -7,7 +7,7 @@ is the raw text from its line to the next labelled heading of the same page; its
 The classifier (:func:`heritage_pipeline.sources.section_types.classify_sections`) gets the heading path and the
 body of every labelled section of a page in one call, with the configured minimum confidence and zero-shot
 settings and the page kind (:func:`~heritage_pipeline.sources.section_types.page_kind` of the page's labelled
-headings, declared schema.org types and citation meta tags), as the website parser gives them; ``other`` is an answer like any other. Reported per split: accuracy, per-language accuracy, the confusion matrix (rows gold, columns predicted) and
+headings, declared schema.org types and citation meta tags, documentation signals of the raw page and its file name), as the website parser gives them; ``other`` is an answer like any other. Reported per split: accuracy, per-language accuracy, the confusion matrix (rows gold, columns predicted) and
 the errors.
 """
 
@@ -108,13 +108,14 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
         # the page kind as the website parser decides it: labelled headings, declared schema.org types, citation meta
         raw = (Path(root) / page).read_text(encoding="utf-8")
         kind, is_news = page_kind([r["heading"] for r in recs], _declared_types(raw),
-                                  citation_meta=bool(_CITATION_META.search(raw)))
+                                  citation_meta=bool(_CITATION_META.search(raw)), raw=raw, source_path=page)
         kinds[page] = kind
         answers = classify_sections([(r["anchors"], r["body"]) for r in recs], min_confidence=min_confidence,
                                     page=kind, page_is_news=is_news, zero_shot=zero_shot,
                                     zero_shot_weight=zero_shot_weight)
         decided.extend(zip(recs, answers))
     result["article_pages"] = sorted(p for p, k in kinds.items() if k == "article")
+    result["documentation_pages"] = sorted(p for p, k in kinds.items() if k == "documentation")
     for rec, (pred, conf) in decided:
         split = result["splits"].setdefault(rec["split"], {"n": 0, "correct": 0, "by_lang": {}, "confusion": {},
                                                            "errors": []})
@@ -142,6 +143,9 @@ def sections_report(result: dict[str, Any]) -> str:
     zs = result.get("zero_shot", "none")
     how = "cue rules" if zs in (None, "none") else f"cue rules + zero-shot {zs} (weight {result['zero_shot_weight']})"
     lines = [f"# Section types on labelled real pages ({how}, min confidence {result['min_confidence']})", ""]
+    for kind in ("article", "documentation"):
+        pages = result.get(f"{kind}_pages") or []
+        lines += [f"Pages decided `{kind}` ({len(pages)}): " + (", ".join(p.split("/", 2)[-1] for p in pages) or "none"), ""]
     for name in sorted(result["splits"], key=lambda s: s != "test"):
         s = result["splits"][name]
         langs = ", ".join(f"{k} {v['accuracy']:.3f} ({v['correct']}/{v['n']})" for k, v in s["by_lang"].items())

@@ -5,7 +5,7 @@
 * Structured data: :mod:`heritage_pipeline.sources.structured` (schema.org JSON-LD, microdata and RDFa records as
   record chunks of their own, spans on their elements in the raw HTML).
 * Section types: :mod:`heritage_pipeline.sources.section_types` (heading + body, NL/EN/FR/DE, a confidence,
-  ``other`` below the configured minimum; article pages get no institution section types).
+  ``other`` below the configured minimum; article and documentation pages get no institution section types).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def parse_website(raw: str, *, doc_id: str, source_path: str, lang: str, max_lev
         doc.skipped.append(f"no main content ({doc.meta['removed_summary']})"
                            + (f"; {n_records} structured data record(s) kept" if n_records else ""))
     kind, is_news = page_kind([b.title for b in doc.blocks if b.kind == "heading"], types,
-                              citation_meta=bool(_CITATION_META.search(raw)))
+                              citation_meta=bool(_CITATION_META.search(raw)), raw=raw, source_path=source_path)
     doc.meta["page_kind"] = kind
     bodies = [doc.text[doc.blocks[sec.first].start : doc.blocks[sec.last - 1].content_end] for sec in page_sections]
     decided = classify_sections([(sec.anchors, body) for sec, body in zip(page_sections, bodies)],

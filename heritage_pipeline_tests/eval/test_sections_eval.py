@@ -86,3 +86,27 @@ def test_the_page_kind_is_decided_as_the_website_parser_does(tmp_path):
     result = evaluate_sections(tmp_path, min_confidence=0.3, zero_shot="none")
     assert result["article_pages"] == ["fr/article.md"]
     assert result["splits"]["test"]["accuracy"] == 1.0
+
+
+def test_third_held_out_split_shares_no_site_with_the_others():
+    secs = load_sections(DEFAULT_SECTIONS)
+    test2 = [s for s in secs if s["split"] == "test2"]
+    assert len(test2) >= 30
+    earlier = {s["site"] for s in secs if s["split"] in ("dev", "test")}
+    assert earlier.isdisjoint({s["site"] for s in test2})
+
+
+def test_documentation_pages_are_decided_from_the_raw_page(tmp_path):
+    """A quickstart whose sections say "collectie" in every line: the evaluation decides the page kind from the raw
+    page (code blocks, commands) and its file name as the website parser does, so its sections are ``other``."""
+    page = ("# Quickstart collectie-harvester\n\nHaalt de collectie op.\n\n## 1. Vereisten\n\nPython 3.11.\n\n"
+            "## 2. Collectie ophalen\n\n```bash\npip install harvester\npython harvest.py --collectie rijks\n```\n\n"
+            "De collectie staat daarna in `out/`.\n\n```\nout/records.csv\n```\n")
+    (tmp_path / "nl").mkdir()
+    (tmp_path / "nl" / "quickstart.md").write_text(page, encoding="utf-8")
+    recs = [_label("nl/quickstart.md", page, line, line.lstrip("# "), line.count("#"), "other", "nl", "test")
+            for line in ("# Quickstart collectie-harvester", "## 1. Vereisten", "## 2. Collectie ophalen")]
+    (tmp_path / "labels.jsonl").write_text("\n".join(json.dumps(r) for r in recs) + "\n", encoding="utf-8")
+    result = evaluate_sections(tmp_path, min_confidence=0.3, zero_shot="none")
+    assert result["documentation_pages"] == ["nl/quickstart.md"]
+    assert result["splits"]["test"]["accuracy"] == 1.0

@@ -165,3 +165,104 @@ def test_data_headings_are_holdings_and_personal_data_is_privacy():
                             min_confidence=0.3)[0] == "other"
     assert classify_section(["API documentation"], "Send a GET request to /search with a query parameter.",
                             min_confidence=0.3)[0] == "other"
+
+
+# ---- documentation pages (issue 13 item 3): own small inputs in the shapes of a README, a quickstart and a guide
+_README_NL = """# Erfgoedviewer
+
+Een viewer voor de collectie van het archief.
+
+## Vereisten
+
+- Node.js 20
+
+## Lokaal starten
+
+```bash
+npm install
+npm run dev
+```
+
+## Docker
+
+```bash
+docker build -t viewer .
+docker run -p 3000:3000 viewer
+```
+
+Open http://localhost:3000 in de browser.
+"""
+_GUIDE_DE = """# Leitfaden Inventarisierung
+
+## Inventarbuch
+
+Jedes Objekt der Sammlung bekommt eine Inventarnummer.
+
+## Anhang: Checkliste
+
+- Nummer vergeben
+"""
+_VISIT_EN = """# Plan your visit
+
+## Opening hours
+
+Tuesday to Sunday 10:00-17:00. The reading room is closed on Mondays.
+
+## Getting here
+
+Take bus 12 to the museum stop.
+"""
+
+
+@pytest.mark.parametrize("raw, path, expected", [
+    (_README_NL, "docs/README.md", {"code", "commands", "headings", "name", "vocabulary"}),
+    (_GUIDE_DE, "handreichungen/inventar.md", {"headings", "name"}),
+    (_VISIT_EN, "visit/index.md", set()),
+    # a credits page naming its software and data formats is not documentation
+    ("<h2>Code source</h2><p>Le code source est sur GitHub, les données en JSON et CSV, le site en JavaScript.</p>",
+     "site/info.html", set()),
+    ("", "", set()),
+])
+def test_documentation_signals(raw, path, expected):
+    from heritage_pipeline.sources.section_types import documentation_signals
+
+    headings = [ln.lstrip("# ") for ln in raw.splitlines() if ln.startswith("#")]
+    assert set(documentation_signals(raw, headings, path)) == expected
+
+
+def test_documentation_headings_must_be_whole_headings():
+    from heritage_pipeline.sources.section_types import documentation_signals
+
+    assert documentation_signals("", ["Conditions d'utilisation", "Data usage", "Gebruiksvoorwaarden"]) == []
+    assert documentation_signals("", ["Musée", "1. Installation (Linux)"]) == ["headings"]
+    assert documentation_signals("", ["Bijlage 2: bronnen"]) == ["headings"]
+
+
+def test_documentation_page_sections_are_other_unless_strongly_institutional():
+    from heritage_pipeline.sources.section_types import classify_sections
+
+    headings = [ln.lstrip("# ") for ln in _README_NL.splitlines() if ln.startswith("#")]
+    assert page_kind(headings, raw=_README_NL, source_path="README.md") == ("documentation", False)
+    assert page_kind(headings) == ("institution", False)  # without the raw page: headings alone are one kind
+    sections = [(["Erfgoedviewer"], "Een viewer voor de collectie van het archief en zijn collecties."),
+                (["Erfgoedviewer", "Contact"], "E-mail: info@archief.example, telefoon +31 20 123 4567, adres: "
+                 "Dam 1, Amsterdam. Neem contact op via het contactformulier."),
+                (["Erfgoedviewer", "Docker"], "docker build -t viewer ."),
+                (["Erfgoedviewer", "Vragen"], "Mail info@archief.example.")]  # one weak cue: stays other
+    on_doc = classify_sections(sections, min_confidence=0.3, page="documentation")
+    assert [t for t, _ in on_doc] == ["other", "contact", "other", "other"]
+    assert on_doc[0][1] == 1.0 and 0.0 < on_doc[1][1] <= 1.0
+    # the same sections on an institution page keep their rule types
+    assert classify_sections(sections, min_confidence=0.3)[0][0] == "collection"
+
+
+def test_readme_served_as_a_web_page_has_documentation_kind(tmp_path):
+    html = ("<html><body><main><h1>Collectieviewer</h1><p>Toont de collectie van het archief.</p>"
+            "<h2>Installatie</h2><pre><code>pip install viewer\npip install viewer[docs]</code></pre>"
+            "<h2>Gebruik</h2><pre><code>python -m viewer --port 8000</code></pre>"
+            "<p>Open localhost:8000; de CLI leest een config file.</p></main></body></html>")
+    page = tmp_path / "README.html"
+    page.write_text(html, encoding="utf-8")
+    out, _ = _chunks(page)
+    assert out.doc.meta["page_kind"] == "documentation"
+    assert {s.meta["section_type"] for s in out.doc.sections if not s.key.startswith("record-")} == {"other"}
