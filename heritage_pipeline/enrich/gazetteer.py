@@ -341,15 +341,3 @@ def default_gazetteer(paths: Iterable[str] | None = None, base: str | Path | Non
     return _cached_gazetteer(resolved, _stamp(resolved))
 
 
-def gazetteer_fingerprint(paths: Iterable[str] | None = None, base: str | Path | None = None) -> str:
-    """SHA-256 (hex) of the gazetteer built from ``paths``: every entity's name, type, ids, names, settlement,
-    country and rank, in order. Registry edits that do not touch these (an address, a URL) keep the fingerprint, so
-    they do not invalidate the mentions found in other partitions; a renamed or added institution changes it.
-    Computed once per gazetteer (cached with it until a registry file changes): every enrichment step asks for it."""
-    resolved = _gazetteer_paths(paths, base)
-    return _cached_fingerprint(resolved, _stamp(resolved))
-
-
-@lru_cache(maxsize=4)
-def _cached_fingerprint(paths: tuple[str, ...], stamp: tuple) -> str:
-    return fingerprint(_cached_gazetteer(paths, stamp))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from heritage_pipeline.sources.linkml import custodian_type_codes
 
-from .gazetteer import Mention, default_gazetteer, gazetteer_fingerprint
+from .gazetteer import Mention, default_gazetteer
 from .mentions import MentionContext, find_mentions
 from .names import QID_RE, keyword_type
 
@@ -117,13 +117,6 @@ def copy_annotation(src, dst) -> None:
     if "HERITAGE" in src.meta.entities:
         entities["HERITAGE"] = list(src.meta.entities["HERITAGE"])
     dst.meta.entities = entities
-
-
-def heritage_version(config, data_dir: str | Path | None = None) -> str:
-    """What the heritage mentions of a chunk depend on besides its context: the gazetteer's fingerprint, or ``""``
-    when ``context.entities.heritage`` is off."""
-    ent = config.context.entities
-    return gazetteer_fingerprint(ent.gazetteer, data_dir) if ent.heritage else ""
 
 
 def annotate_heritage(chunks: list, config, data_dir: str | Path | None = None) -> list:

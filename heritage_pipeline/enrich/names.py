@@ -91,18 +91,44 @@ def name_tokens(text: str) -> list[tuple[str, int, int]]:
     return [(_fold_token(m.group()), m.start(), m.end()) for m in WORD_RE.finditer(text)]
 
 
-def keyword_type(name: str) -> str | None:
-    """GLAMORCUBESFIXPHDNT code of the first type keyword in ``name`` (``Stadsarchief Amsterdam`` -> ``A``)."""
-    toks = [t for t, _, _ in name_tokens(name)]
-    for i, t in enumerate(toks):
+# Types that name a collecting institution's parent body when they stand beside one (a university, research
+# institute, church, government or company library/archive/museum/gallery): "Amsterdam University Library" is a
+# library, "Universitätsarchiv" an archive, "Church Museum" a museum.
+HOST_TYPES = frozenset("EROCH")
+COLLECTING_TYPES = frozenset("GLAM")
+
+
+def _type_codes(toks: list[str]):
+    """Type codes of the type keywords of folded tokens ``toks``, in order (a two-word keyword counts once)."""
+    i = 0
+    while i < len(toks):
+        t = toks[i]
         if i + 1 < len(toks) and f"{t} {toks[i + 1]}" in TYPE_KEYWORDS:
-            return TYPE_KEYWORDS[f"{t} {toks[i + 1]}"]
-        if t in TYPE_KEYWORDS:
-            return TYPE_KEYWORDS[t]
-        code = compound_type(t)
+            yield TYPE_KEYWORDS[f"{t} {toks[i + 1]}"]
+            i += 2
+            continue
+        code = TYPE_KEYWORDS.get(t) or compound_type(t)
         if code:
-            return code
-    return None
+            yield code
+        i += 1
+
+
+def keyword_type(name: str) -> str | None:
+    """GLAMORCUBESFIXPHDNT code of the type keywords in ``name`` (``Stadsarchief Amsterdam`` -> ``A``).
+
+    Args:
+        name: an institution name or a type-column cell.
+
+    Returns:
+        The code of the first type keyword, except that a parent-body type (:data:`HOST_TYPES`: university,
+        institute, church, government, company) gives way to a gallery/library/archive/museum keyword later in the
+        name (``University Library`` -> ``L``, not ``E``); None when there is no type keyword.
+    """
+    codes = _type_codes([t for t, _, _ in name_tokens(name)])
+    first = next(codes, None)
+    if first in HOST_TYPES:
+        return next((c for c in codes if c in COLLECTING_TYPES), first)
+    return first
 
 
 def compound_type(tok: str) -> str | None:

@@ -162,3 +162,16 @@ def test_header_spelling_does_not_change_the_slot(slot_syn, sep, case):
     header = case(syn.replace(" ", sep))
     assert normalise_header(header) == syn
     assert slot in [s for s, _, _ in header_candidates(header)]
+
+
+def test_a_library_of_a_university_is_a_library():
+    """A parent body named beside a collecting institution gives way to it (fresh-user trial: 154 university libraries
+    of a headerless list were typed E, so "libraries in Berlin" gave their field match to Berlin, Connecticut)."""
+    from heritage_pipeline.sources.columns import type_code
+
+    assert type_code("Amsterdam University Library") == "L"
+    assert type_code("University Library of Humboldt-Universität zu Berlin") == "L"
+    assert type_code("Universitätsarchiv Leipzig") == "A"
+    assert type_code("Museum of the University of St Andrews") == "M"
+    assert type_code("Universiteit Leiden") == "E"  # the university itself
+    assert type_code("Institut für Museumsforschung") == "R"  # a research institute about museums is not a museum
