@@ -86,7 +86,7 @@ def extract_identifiers(text: str) -> list[str]:
     Args:
         text: a chunk's text or a query.
     Returns:
-        Lower-cased identifier strings.
+        Lower-cased identifier strings; a scheme-prefixed one (``ISIL:DE-14``) also without its scheme (``de-14``).
     """
     seen: dict[str, None] = {}
     for raw in text.split():
@@ -95,7 +95,15 @@ def extract_identifiers(text: str) -> list[str]:
             tok = tok[:-1]
         if len(tok) >= 3 and _is_identifier(tok):
             seen.setdefault(tok.lower(), None)
+            scheme = _SCHEME_PREFIX.match(tok)
+            if scheme and len(scheme.group(1)) >= 3 and _is_identifier(scheme.group(1)):
+                seen.setdefault(scheme.group(1).lower(), None)  # "ISIL:DE-14" also as "de-14"
     return list(seen)
+
+
+# A scheme name written before an identifier ("ISIL:DE-14", "GND:118540238", "viaf:12345"): the identifier alone is
+# what records hold, so it is extracted too.
+_SCHEME_PREFIX = re.compile(r"^[A-Za-z]{2,8}:([A-Za-z0-9].*)$")
 
 
 # ----------------------------------------------------------------------------------------------------------- CJK

@@ -77,6 +77,11 @@ def _hit(rank: int, row: dict[str, Any]) -> SearchHit:
                      source_type=row.get("source_type"), meta=meta, explain=row.get("explain"))
 
 
+# Filter columns whose values are upper-case codes (country_code ISO 3166 alpha-2, data_tier TIER_*, custodian_type
+# GLAMORCUBESFIXPHDNT letters): a lower-case filter value matched nothing and said nothing.
+_UPPER_CASE_FILTERS = frozenset({"country_code", "data_tier", "custodian_type"})
+
+
 class Searcher:
     """An open index (and, once needed, its embedding model) answering queries.
 
@@ -141,10 +146,16 @@ class Searcher:
         Returns:
             :class:`SearchHit` list in ranked order.
         Raises:
-            ValueError: unknown mode, filter or policy; a mismatched embedder.
+            ValueError: an empty query, ``k`` below 1, unknown mode, filter or policy; a mismatched embedder.
         """
+        if not query or not query.strip():
+            raise ValueError("empty query: give some words or an identifier")
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
         lc = self.config.lancedb
         f = {**(filters or {}), **({"lang": lang} if lang else {})}
+        # codes are stored upper-case (ISO 3166 alpha-2, TIER_...): `--country-code de` means DE
+        f = {key: (v.upper() if key in _UPPER_CASE_FILTERS and isinstance(v, str) else v) for key, v in f.items()}
         qvec = self.embedder.embed_query(query) if mode in ("vector", "hybrid") else None
         rows = search_table(self.table, query, mode=mode, k=k, query_vector=qvec, filters=f or None,
                             fts_lang=fts_lang or lang, candidates=lc.candidates, rrf_k=lc.rrf_k,

@@ -45,6 +45,20 @@ def test_api_hits_carry_spans_meta_and_explain(out_dir):
     assert json.loads(json.dumps(h.to_dict()))["id"] == h.id
 
 
+def test_scheme_prefixed_identifier_lower_case_codes_and_bad_arguments(out_dir):
+    """Fresh-user trial: "ISIL:DE-14" got no identifier match, `--country-code de` matched nothing silently, k=-1
+    returned the whole index and a blank query returned arbitrary hits."""
+    from heritage_pipeline.index.api import Searcher
+
+    s = Searcher(pipeline_config=_cfg(out_dir))
+    h = s.search("ISIL:DE-5", mode="fts", k=3)[0]
+    assert (h.meta["row_index"], h.tier) == (1, "identifier")
+    assert [x.meta["row_index"] for x in s.search("Stadtmuseum", mode="fts", k=3, filters={"custodian_type": "m"})] == [0]
+    for bad in ({"query": "   "}, {"query": "Halle", "k": 0}, {"query": "Halle", "k": -2}):
+        with pytest.raises(ValueError, match="empty query|k must be at least 1"):
+            s.search(bad["query"], mode="fts", k=bad.get("k", 5))
+
+
 def test_parent_expansion_stays_in_the_section_and_budget(out_dir):
     from heritage_pipeline.index.api import Searcher
 
