@@ -268,7 +268,15 @@ def country_names() -> dict[str, str]:
                 out[_fold(name)] = code
     for code in list(out.values()):
         out.setdefault(code.casefold(), code)
+    for name, code in COUNTRY_SHORT_FORMS.items():
+        out.setdefault(name, code)
     return out
+
+
+# Common short forms CLDR's territory names lack ("London, UK", "Chicago, USA"): UK is not an ISO 3166 code.
+COUNTRY_SHORT_FORMS = {"uk": "GB", "u.k.": "GB", "great britain": "GB", "england": "GB", "scotland": "GB",
+                       "wales": "GB", "usa": "US", "u.s.a.": "US", "u.s.": "US", "the netherlands": "NL",
+                       "holland": "NL"}
 
 
 # ------------------------------------------------------------------------------------------------ headers

@@ -697,10 +697,22 @@ def entity_record(value: dict, *, roles: dict[str, list[str]], identifier_slots:
     hc_id = next((v for s, v in idents if s == "hc_id"), None)
     ghcid = next((v for s, v in idents if s == "ghcid"), None)
     any_id = next((v for s, v in idents if s not in ("hc_id", "ghcid")), None)
-    country_code = country if country and re.fullmatch(r"[A-Z]{2}", country) else (
-        ghcid[:2] if ghcid and ghcid[2:3] == "-" else None)
+    place_country, raw_settlement = None, settlement
+    if settlement and not country and "," in settlement:
+        # "London, UK" in one location slot: the town is the settlement, a trailing country name its country
+        head, _, tail = settlement.rpartition(",")
+        # a two-letter tail is a state as often as a country ("Chicago, IL" is not Israel): names only
+        # (two-letter short forms that are no ISO code, such as UK, are names)
+        from .columns import COUNTRY_SHORT_FORMS
+
+        short = len(tail.strip()) <= 2 and tail.strip().casefold() not in COUNTRY_SHORT_FORMS
+        place_country = None if short else _country_code(tail)
+        if place_country and head.strip():
+            settlement = head.split(",")[0].strip()
+    country_code = (country if country and re.fullmatch(r"[A-Z]{2}", country) else _country_code(country)) \
+        or place_country or (ghcid[:2] if ghcid and ghcid[2:3] == "-" else None)
     extra = {f"slot:{r}": v for r, v in (("preferred_label", label), ("alternative_labels", alt),
-                                          ("description", description), ("settlement", settlement),
+                                          ("description", description), ("settlement", raw_settlement),
                                           ("region", region), ("country", country), ("website", website)) if v}
     extra.update(by_scheme)
     from heritage_pipeline.chunking.ids import slug
@@ -851,6 +863,13 @@ def _choose_schema(docs: list[Any], text: str, file_path: Path | None, default_s
         if score and fits and (best is None or score > best[0]):
             best = (score, sv, cand)
     return (best[1], best[2]) if best is not None else (None, None)
+
+
+def _country_code(name: str | None) -> str | None:
+    """ISO 3166 alpha-2 code of a country name or code in nl/en/fr/de (``Germany``, ``UK``, ``NL``), else None."""
+    from .columns import _fold, country_names
+
+    return country_names().get(_fold(name.strip())) if name and name.strip() else None
 
 
 def _file_tier(docs: list[Any]) -> str | None:

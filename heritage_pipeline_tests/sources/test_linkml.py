@@ -272,3 +272,18 @@ def test_an_unrelated_schema_in_the_folder_does_not_validate_the_file(tmp_path):
     assert doc.meta.get("linkml_schema") is None
     assert not any(s.meta["extra"].get("linkml_errors") for s in doc.sections)
     assert len(doc.sections) == 1 and "Im Angesicht des Verbrechens" in doc.text
+
+
+def test_a_town_and_country_in_one_location_slot_are_split_in_meta(tmp_path):
+    """Fresh-user trial: `location: London, UK` became settlement "London, UK" (no country), so "museums in London"
+    found no record with that place. The text keeps the slot as written; meta gets the town and the country code."""
+    f = tmp_path / "museums.yml"
+    text = ("- name: Victoria and Albert Museum\n  location: London, UK\n- name: MoMA\n  location: New York, NY, USA\n"
+            "- name: Rijksmuseum\n  location: Amsterdam\n- name: Musée Carnavalet\n  location: Paris, Marais\n"
+            "- name: Art Institute of Chicago\n  location: Chicago, IL\n")
+    f.write_text(text, encoding="utf-8")
+    doc, _ = parse_instances(text, doc_id="museums.yml", source_path="museums.yml", lang="en", abs_path=f)
+    got = [(s.meta["settlement"], s.meta["country_code"]) for s in doc.sections]
+    assert got == [("London", "GB"), ("New York", "US"), ("Amsterdam", None), ("Paris, Marais", None),
+                   ("Chicago, IL", None)]  # IL: Illinois here, not Israel
+    assert "London, UK" in doc.text and doc.sections[0].meta["extra"]["slot:settlement"] == "London, UK"
