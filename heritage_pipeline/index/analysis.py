@@ -145,22 +145,23 @@ def query_types(query: str) -> set[str]:
     return out
 
 
-def query_places(query: str, places: dict[str, str]) -> list[str]:
+def query_places(query: str, places: dict[str, list[str]]) -> list[str]:
     """Places of a gazetteer named in ``query``, longest first.
 
     Args:
         query: the query text.
-        places: ``{folded lower-case name: name as stored}`` (see :func:`gazetteer_key`).
+        places: ``{folded lower-case name: [names as stored]}`` (see :func:`gazetteer_key`).
     Returns:
-        Stored names whose folded word sequence occurs as consecutive words of the query (names of 1-4 words).
+        Stored names whose folded word sequence occurs as consecutive words of the query (names of 1-4 words),
+        every stored spelling of each.
     """
     ws = words(query)
     found: list[str] = []
     for n in (4, 3, 2, 1):
         for i in range(len(ws) - n + 1):
-            key = " ".join(ws[i:i + n])
-            if key in places and places[key] not in found:
-                found.append(places[key])
+            for stored in places.get(" ".join(ws[i:i + n]), ()):
+                if stored not in found:
+                    found.append(stored)
     return found
 
 

@@ -97,9 +97,11 @@ def _and(*parts: str | None) -> str | None:
     return " AND ".join(got) or None
 
 
-def gazetteer(tbl) -> dict[str, str]:
-    """Places of the indexed records: ``{folded key: settlement as stored}`` from the distinct ``settlement`` values
-    (the typed slot or ``meta.extra["slot:settlement"]``), cached per table version.
+def gazetteer(tbl) -> dict[str, list[str]]:
+    """Places of the indexed records: ``{folded key: [settlements as stored]}`` from the distinct ``settlement``
+    values (the typed slot or ``meta.extra["slot:settlement"]``), cached per table version. One key holds every
+    stored spelling (``BERLIN`` of a US registry and ``Berlin`` of a German one): keeping one of them gave the
+    field match to one registry's rows only.
 
     Args:
         tbl: an open LanceDB table of :func:`~heritage_pipeline.index.schema.index_schema`.
@@ -113,11 +115,12 @@ def gazetteer(tbl) -> dict[str, str]:
         col = (tbl.search().where("settlement IS NOT NULL AND settlement != ''").select(["settlement"]).limit(None)
                .to_arrow().column("settlement").to_pylist())
         _GAZETTEER.clear()
-        places: dict[str, str] = {}
+        places: dict[str, list[str]] = {}
         for v in sorted(set(col)):
             for name in (v, v.split(",")[0]):  # "Chicago, IL" is also found as "Chicago"
-                if gazetteer_key(name):
-                    places.setdefault(gazetteer_key(name), v)
+                stored = places.setdefault(gazetteer_key(name), []) if gazetteer_key(name) else None
+                if stored is not None and v not in stored:
+                    stored.append(v)
         _GAZETTEER[key] = places
     return _GAZETTEER[key]
 

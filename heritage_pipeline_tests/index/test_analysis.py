@@ -90,6 +90,18 @@ def test_place_and_type_of_the_query_rank_records_above_prose(tmp_path):
     assert search_table(tbl, "Where is Halle?", mode="fts", k=4)[0]["tier"] is None
 
 
+def test_every_stored_spelling_of_a_place_gets_the_field_match(tmp_path):
+    """Fresh-user trial: a US registry's "BERLIN" (Connecticut) and a German list's "Berlin" share one gazetteer key;
+    only the first spelling was kept, so only the Connecticut libraries got the field match and ranked first."""
+    recs = (_registry("us", 0, "East Berlin Library Association", "BERLIN", "US-CT1", "L")
+            + _registry("de", 0, "Staatsbibliothek zu Berlin", "Berlin", "DE-1", "L")
+            + _registry("de", 1, "Berlinische Galerie", "Berlin", "DE-MUS-1", "G"))
+    tbl = _index(tmp_path, recs)
+    hits = search_table(tbl, "libraries in Berlin", mode="fts", k=3)
+    assert {(h["doc_id"], h["tier"]) for h in hits[:2]} == {("us", "field"), ("de", "field")}
+    assert hits[2]["tier"] is None  # the gallery: a place match without the type
+
+
 def test_flagged_chunks_are_kept_and_filtered_by_policy(tmp_path):
     good = _chunk("good", "en", "Opening hours of the reading room: 9 to 17.")
     bad = _chunk("bad", "en", "Opening hours opening hours opening hours home contact login")
@@ -120,7 +132,8 @@ def test_identifier_extraction_cases():
                               "Saint-Denis well-known https://paia.gbv.de/DE-3/daia")
     assert got == ["de-3", "nl-amrm", "q1600777", "jp-1000031", "de-mus-407010"]
     assert query_types("Welche Museen gibt es?") == {"M"} and query_types("bibliothèques de Lyon") == {"L"}
-    assert query_places("musées à Saint-Étienne", {"saint etienne": "Saint-Étienne"}) == ["Saint-Étienne"]
+    assert query_places("musées à Saint-Étienne", {"saint etienne": ["Saint-Étienne"]}) == ["Saint-Étienne"]
+    assert query_places("libraries in Berlin", {"berlin": ["BERLIN", "Berlin"]}) == ["BERLIN", "Berlin"]
 
 
 @given(st.text())
