@@ -126,6 +126,30 @@ def load_gazetteer(path: str | Path) -> tuple[Gazetteer, str]:
     return gaz, fingerprint(gaz)
 
 
+def gazetteer_for_enrichment(path: str | Path, config: ChunkingConfig,
+                             data_dir: str | Path | None = None) -> tuple[Gazetteer, str, bool]:
+    """The gazetteer enrichment resolves mentions against: the stored ``gazetteer`` asset, or, when it was never
+    materialised (a partition launched from the UI or the nightly schedule before any full run), the gazetteer of
+    the registry files under ``data_dir`` parsed now (what the ``chunk`` command uses), so the run does not fail.
+
+    Args:
+        path: where the gazetteer asset is stored (:attr:`~heritage_pipeline.core.storage.OutputLayout.gazetteer`).
+        config: the chunking config (``context.entities.gazetteer``).
+        data_dir: the run's data folder.
+
+    Returns:
+        ``(gazetteer, fingerprint, from_raw_files)``; ``from_raw_files`` is True for the fallback.
+    """
+    try:
+        gaz, version = load_gazetteer(path)
+        return gaz, version, False
+    except FileNotFoundError:
+        from heritage_pipeline.enrich.gazetteer import default_gazetteer
+
+        gaz = default_gazetteer(config.context.entities.gazetteer, data_dir)
+        return gaz, fingerprint(gaz), True
+
+
 def enrich_stage(chunks: list[Chunk], config: ChunkingConfig, embedder=None, ecfg: EmbedderConfig | None = None,
                  cache: EmbeddingCache | None = None, data_dir: str | Path | None = None,
                  stats: dict[str, int] | None = None, timings: dict[str, float] | None = None,

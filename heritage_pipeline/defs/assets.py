@@ -327,7 +327,7 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     cfg = settings.chunking()
     # heritage mentions also depend on the registries' names (the gazetteer asset): its fingerprint keys the data
     # version, so an edited registry makes every partition recompute, reusing its enriched rows (below)
-    gaz, gazetteer_version = _stored_gazetteer(settings) if cfg.context.entities.heritage else (None, "")
+    gaz, gazetteer_version = _stored_gazetteer(context, settings) if cfg.context.entities.heritage else (None, "")
     if step.data_version is not None and chunks.num_rows:  # (no chunks: no mentions to depend on it)
         step.data_version = digest(step.data_version, gazetteer_version)
     if (stored := step.stored()) is not None:
@@ -361,15 +361,16 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     })
 
 
-def _stored_gazetteer(settings: SettingsResource):
-    """The stored gazetteer asset and its fingerprint; a Failure that says what to do when it was never built."""
+def _stored_gazetteer(context: dg.AssetExecutionContext, settings: SettingsResource):
+    """The stored gazetteer asset and its fingerprint; when it was never built, the registries' gazetteer parsed now,
+    with a warning that says how to make Dagster track it (see :func:`~heritage_pipeline.stages.gazetteer_for_enrichment`)."""
     path = OutputLayout(settings.output_path).gazetteer
-    try:
-        return P.load_gazetteer(path)
-    except FileNotFoundError:
-        raise dg.Failure(f"no gazetteer at {path}: materialise the gazetteer asset (after the csv_registry / "
-                         "yaml_instance partitions' parsed_sections) before enriched_chunks; `heritage-pipeline run` "
-                         "does this itself") from None
+    gaz, version, from_raw = P.gazetteer_for_enrichment(path, settings.chunking(), settings.data_path)
+    if from_raw:
+        context.log.warning(f"no gazetteer asset at {path}: heritage mentions resolved against the registries under "
+                            f"{settings.data_path} parsed now; materialise the gazetteer asset (`heritage-pipeline run` "
+                            "does) so registry edits show up as stale partitions")
+    return gaz, version
 
 
 CHECKS = [

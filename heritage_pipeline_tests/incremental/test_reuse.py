@@ -136,3 +136,20 @@ def test_changing_the_moved_logic_changes_the_assets_code_version(stage, module,
         monkeypatch.undo()
         iv._module_sources.cache_clear()
     assert versions.code_version(stage, cfg, pcfg) == before
+
+
+def test_enrichment_without_a_gazetteer_asset_uses_the_registries_parsed_now(tmp_path):
+    """A partition launched from the UI (or the nightly schedule) before the gazetteer asset was ever materialised
+    failed in enriched_chunks (slow test_webserver on a fresh clone); it now resolves mentions against the registry
+    files parsed now, the same gazetteer the chunk command builds, and says it did."""
+    from heritage_pipeline.core.config import load_chunking_config
+    from heritage_pipeline.enrich.gazetteer import default_gazetteer, fingerprint
+    from heritage_pipeline.stages import gazetteer_for_enrichment, write_gazetteer
+
+    cfg = load_chunking_config()
+    path = tmp_path / "storage" / "gazetteer.json"
+    gaz, version, from_raw = gazetteer_for_enrichment(path, cfg)
+    assert from_raw and version == fingerprint(default_gazetteer()) and len(gaz.entities) > 0
+    stored = write_gazetteer(gaz, path)
+    gaz2, version2, from_raw2 = gazetteer_for_enrichment(path, cfg)
+    assert not from_raw2 and version2 == stored == version
