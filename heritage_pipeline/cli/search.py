@@ -112,6 +112,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(json.dumps(hits, ensure_ascii=False, indent=1))
         return 0
     print_hits(args.query, args.mode, hits, explain=args.explain)
+    served = getattr(answer, "base_url", None)
+    console.print(f"answered by heritage-pipeline serve at {served}" if served else
+                  "answered in-process (no heritage-pipeline serve running for this index; start one for fast calls)",
+                  style="dim")
     return 0
 
 

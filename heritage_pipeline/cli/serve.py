@@ -76,6 +76,7 @@ def client_for(output_dir: Path, uri: str, table: str, timeout_s: float = 30.0):
             body = json.loads(exc.read() or b"{}")
             raise ValueError(body.get("error", f"server answered {exc.code}")) from None
 
+    ask.base_url = base  # type: ignore[attr-defined]  (search names the server that answered)
     return ask
 
 

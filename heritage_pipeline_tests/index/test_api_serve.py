@@ -109,6 +109,10 @@ def test_serve_answers_and_search_uses_it(out_dir, capsys):
 
         assert main(["search", "DE-5", "--out", str(out_dir), "--mode", "fts", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)[0]["meta"]["row_index"] == 1
+        assert main(["search", "DE-5", "--out", str(out_dir), "--mode", "fts"]) == 0
+        assert f"answered by heritage-pipeline serve at http://{host}:{port}" in capsys.readouterr().out
+        assert main(["search", "DE-5", "--out", str(out_dir), "--mode", "fts", "--no-server"]) == 0
+        assert "answered in-process" in capsys.readouterr().out
     finally:
         srv.shutdown()
         srv.server_close()
