@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from heritage_pipeline.core.config import ChunkingConfig, DedupConfig
@@ -95,6 +95,8 @@ chunk_lists = st.lists(
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(chunk_lists, st.floats(0.6, 1.0))
+# a similarity just above the threshold is logged rounded to 4 decimals (0.80952 -> 0.8095 < 0.809519): found by CI
+@example(spec=[(0, 0, "TIER_1_AUTHORITATIVE")] * 10 + [(0, 2, "TIER_1_AUTHORITATIVE")], threshold=0.8095190564844041)
 def test_nothing_is_dropped_without_a_dedup_log_row(spec, threshold):
     """Property: for any mix of exact duplicates, light edits and distinct texts, every input chunk is kept or
     logged exactly once, each log row names a kept survivor with similarity >= threshold, and meta.duplicates
@@ -112,7 +114,8 @@ def test_nothing_is_dropped_without_a_dedup_log_row(spec, threshold):
     assert len(kept) + len(log) == len(cs)
     kept_by_id = {c.id: c for c in kept}
     for r in log:
-        assert r.kept_id in kept_by_id and r.similarity >= threshold - 1e-9
+        # the log's similarity is rounded to 4 decimals (DedupRecord.similarity): within half a unit of the threshold
+        assert r.kept_id in kept_by_id and r.similarity >= threshold - 5e-5 - 1e-9
     n_dups = sum(len(c.meta.duplicates) for c in kept)
     assert n_dups == len(log)
 
