@@ -240,12 +240,6 @@ def parse_gazetteer_files(paths: Iterable[str] | None = None, base: str | Path |
     return docs
 
 
-def registry_records(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
-    """Gazetteer records from registry files (CSV/TSV) and LinkML instance files (YAML) under ``paths`` (files or
-    folders), read and parsed by the pipeline's own stages (:func:`parse_gazetteer_files`)."""
-    return gazetteer_records(parse_gazetteer_files([str(p) for p in paths]))
-
-
 def gazetteer_to_json(gaz: Gazetteer) -> str:
     """The gazetteer's entities as JSON (one object per entity, ids sorted): what the ``gazetteer`` asset stores.
 
