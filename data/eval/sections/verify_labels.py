@@ -40,7 +40,7 @@ for n, r in enumerate(recs, 1):
         errors.append(where + ': heading text not found at char_start')
     if r['label'] not in LABELS: errors.append(where + ': bad label')
     if r['lang'] not in LANGS: errors.append(where + ': bad lang')
-    if r['split'] not in ('dev', 'test', 'test2'): errors.append(where + ': bad split')
+    if r['split'] not in ('dev', 'test', 'test2', 'test3'): errors.append(where + ': bad split')
     if not r['page'].startswith(f"pages/{r['lang']}/"): errors.append(where + ': lang/page mismatch')
     site_split[r['site']].add(r['split'])
 for s, sp in site_split.items():
