@@ -7,8 +7,8 @@ is the raw text from its line to the next labelled heading of the same page; its
 The classifier (:func:`heritage_pipeline.sources.section_types.classify_sections`) gets the heading path and the
 body of every labelled section of a page in one call, with the configured minimum confidence and zero-shot
 settings and the page kind (:func:`~heritage_pipeline.sources.section_types.page_kind` of the page's labelled
-headings, declared schema.org types and citation meta tags, documentation signals of the raw page and its file name), as the website parser gives them; ``other`` is an answer like any other. Reported per split: accuracy, per-language accuracy, the confusion matrix (rows gold, columns predicted) and
-the errors.
+headings, declared schema.org types and citation meta tags, documentation signals of the raw page and its file name), as the website parser gives them; ``other`` is an answer like any other. Reported per split: accuracy, per-language accuracy, the confusion matrix (rows gold, columns predicted), the
+accuracy per confidence band and the errors.
 """
 
 from __future__ import annotations
@@ -84,7 +84,9 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
 
     Returns:
         ``{"min_confidence", "zero_shot", "zero_shot_weight", "splits": {split: {"n", "correct", "accuracy",
-        "by_lang", "confusion", "errors"}}}``.
+        "by_lang", "confusion", "errors", "reliability"}}}``; ``reliability`` is the accuracy of the answers per
+        confidence band (``other`` answers in a row of their own), to see whether a higher confidence is more often
+        right.
 
     Raises:
         ValueError: a bad line in ``labels.jsonl`` (file and line named), or the zero-shot model cannot load.
@@ -118,7 +120,7 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
     result["documentation_pages"] = sorted(p for p, k in kinds.items() if k == "documentation")
     for rec, (pred, conf) in decided:
         split = result["splits"].setdefault(rec["split"], {"n": 0, "correct": 0, "by_lang": {}, "confusion": {},
-                                                           "errors": []})
+                                                           "errors": [], "reliability": {}})
         split["n"] += 1
         ok = pred == rec["label"]
         split["correct"] += ok
@@ -127,13 +129,33 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
         lang[1] += 1
         row = split["confusion"].setdefault(rec["label"], {c: 0 for c in CATEGORIES})
         row[pred] += 1
+        band = split["reliability"].setdefault(_band(pred, conf), [0, 0])
+        band[0] += ok
+        band[1] += 1
         if not ok:
             split["errors"].append({"page": rec["page"], "heading": rec["heading"], "gold": rec["label"],
                                     "predicted": pred, "confidence": conf})
     for split in result["splits"].values():
         split["accuracy"] = round(split["correct"] / split["n"], 4) if split["n"] else None
         split["by_lang"] = {k: {"correct": c, "n": n, "accuracy": round(c / n, 4)} for k, (c, n) in sorted(split["by_lang"].items())}
+        split["reliability"] = {k: {"correct": c, "n": n, "accuracy": round(c / n, 4)}
+                                for k, (c, n) in sorted(split["reliability"].items())}
     return result
+
+
+CONFIDENCE_BANDS = (0.5, 0.75)  # upper edges of the lower confidence bands of the reliability table
+
+
+def _band(pred: str, conf: float) -> str:
+    """Reliability-table row of an answer: ``other`` answers apart, the others by confidence band."""
+    if pred == "other":
+        return "other"
+    lo = 0.0
+    for hi in CONFIDENCE_BANDS:
+        if conf < hi:
+            return f"{lo:.2f}-{hi:.2f}"
+        lo = hi
+    return f"{lo:.2f}-1.00"
 
 
 def sections_report(result: dict[str, Any]) -> str:
@@ -155,6 +177,8 @@ def sections_report(result: dict[str, Any]) -> str:
             row = s["confusion"].get(gold)
             if row:
                 lines.append(f"| {gold} | " + " | ".join(str(row[c]) for c in CATEGORIES) + f" | {sum(row.values())} |")
+        lines += ["", "Accuracy by confidence (non-`other` answers by band; `other` answers apart): " + ", ".join(
+            f"{k} {v['accuracy']:.2f} ({v['correct']}/{v['n']})" for k, v in s.get("reliability", {}).items())]
         lines += ["", "Errors:", ""] + [f"- {e['page'].split('/')[-1]}: {e['heading'][:60]!r} gold {e['gold']}, "
                                           f"predicted {e['predicted']} ({e['confidence']:.2f})" for e in s["errors"]] + [""]
     return "\n".join(lines)

@@ -110,3 +110,13 @@ def test_documentation_pages_are_decided_from_the_raw_page(tmp_path):
     result = evaluate_sections(tmp_path, min_confidence=0.3, zero_shot="none")
     assert result["documentation_pages"] == ["nl/quickstart.md"]
     assert result["splits"]["test"]["accuracy"] == 1.0
+
+
+def test_reliability_table_counts_every_answer_once():
+    """The accuracy-by-confidence table of each split adds up to the split: every answer in exactly one band."""
+    result = evaluate_sections(DEFAULT_SECTIONS, zero_shot="none")
+    for split in result["splits"].values():
+        rel = split["reliability"]
+        assert sum(v["n"] for v in rel.values()) == split["n"]
+        assert sum(v["correct"] for v in rel.values()) == split["correct"]
+        assert set(rel) <= {"other", "0.00-0.50", "0.50-0.75", "0.75-1.00"}

@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 
 from heritage_pipeline.core.config import load_chunking_config
 from heritage_pipeline.sources.discovery import load_source
@@ -266,3 +268,60 @@ def test_readme_served_as_a_web_page_has_documentation_kind(tmp_path):
     out, _ = _chunks(page)
     assert out.doc.meta["page_kind"] == "documentation"
     assert {s.meta["section_type"] for s in out.doc.sections if not s.key.startswith("record-")} == {"other"}
+
+
+def test_evidence_every_section_of_a_document_has_is_discounted():
+    """A registry *of collections*: every section's body says "collections", which tells one section from another
+    nothing; dropped for the whole document, the history and contact sections keep the type their own evidence
+    gives. The same sections classified one at a time (no document to compare with) are ``collection``."""
+    from heritage_pipeline.sources.section_types import body_evidence, classify_sections, document_discount
+
+    sections = [(["How it all started"], "The history of the registry of collections began in 1998 with a forum."),
+                (["Mailing list"], "Questions about collections? Write to helpdesk@example.org or call +31 20 123 4567."),
+                (["Where the records come from"], "The collections were described by curators of the collections."),
+                (["Volunteers"], "Volunteers keep the collections records up to date.")]
+    evidence = [body_evidence(b) for _, b in sections]
+    discount = document_discount(evidence)
+    assert ("collection", next(iter(evidence[0]["collection"]))) in discount
+    assert not any(cat == "contact" for cat, _ in discount)  # e-mail and phone occur in one section only
+    decided = [t for t, _ in classify_sections(sections, min_confidence=0.4)]
+    assert decided[0] == "history" and decided[1] == "contact"
+    # one section at a time there is no document to compare with: "collections" ties with the history cue and
+    # collection comes first in the category order
+    assert classify_sections([sections[0]], min_confidence=0.4)[0][0] == "collection"
+    assert document_discount(evidence[:2]) == frozenset()  # too short a document to compare sections
+
+
+def test_confidence_is_the_lead_over_other_evidence():
+    """The confidence of an institution answer is its lead over the evidence for ``other``: one body cue is weak
+    (0.5), a heading cue with contact data strong; a section with as much legal as contact evidence (an imprint's
+    address block) is ``other`` at the configured minimum."""
+    from heritage_pipeline.sources.section_types import section_scores
+
+    weak = classify_section(["Varia"], "Our collections are large.")
+    assert weak == ("collection", 0.5)
+    assert classify_section(["Varia"], "Our collections are large.", min_confidence=0.51) == ("other", 0.5)
+    lone = classify_section(["Contact"], "Write to info@example.org or call +31 20 123 4567.")
+    assert lone[0] == "contact" and lone[1] >= 0.8
+    anchors, body = ["Impressum"], "Verantwortlich: Stadtarchiv, Markt 1, Tel. 02237 58 123, archiv@example.de"
+    scores = section_scores(anchors, body)
+    assert scores["other"] >= scores["contact"] > 0
+    assert classify_section(anchors, body, min_confidence=load_chunking_config().sources.website.section_min_confidence)[0] == "other"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st_.lists(st_.tuples(st_.lists(st_.sampled_from(["Contact", "Collectie", "Geschichte", "Impressum", "Over ons",
+                                                         "Öffnungszeiten", "Nieuws", "Varia"]), min_size=1, max_size=3),
+                            st_.text(alphabet="abc collections kontakt 1998 2001 2010 e-mail @.", max_size=120)),
+                 min_size=0, max_size=6),
+       st_.floats(min_value=0.0, max_value=1.0))
+def test_classify_sections_answers_every_section_in_range(sections, min_conf):
+    """Property: one answer per section, a known category, confidence in [0, 1], and a non-``other`` answer never
+    below the minimum confidence."""
+    from heritage_pipeline.sources.section_types import CATEGORIES, classify_sections
+
+    decided = classify_sections(sections, min_confidence=min_conf)
+    assert len(decided) == len(sections)
+    for t, c in decided:
+        assert t in CATEGORIES and 0.0 <= c <= 1.0
+        assert t == "other" or c >= min_conf * 0.8 ** 3 - 1e-9  # inherited answers are discounted per level
