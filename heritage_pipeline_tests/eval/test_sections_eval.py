@@ -96,6 +96,18 @@ def test_third_held_out_split_shares_no_site_with_the_others():
     assert earlier.isdisjoint({s["site"] for s in test2})
 
 
+def test_fourth_held_out_split_is_new_sites_in_four_languages():
+    """test3 (labelled before any classifier run on it): at least 60 sections of at least 6 sites that no other
+    split uses, in nl, en, fr and de."""
+    secs = load_sections(DEFAULT_SECTIONS)
+    test3 = [s for s in secs if s["split"] == "test3"]
+    assert len(test3) >= 60
+    assert len({s["site"] for s in test3}) >= 6
+    assert {s["lang"] for s in test3} == {"nl", "en", "fr", "de"}
+    earlier = {s["site"] for s in secs if s["split"] != "test3"}
+    assert earlier.isdisjoint({s["site"] for s in test3})
+
+
 def test_documentation_pages_are_decided_from_the_raw_page(tmp_path):
     """A quickstart whose sections say "collectie" in every line: the evaluation decides the page kind from the raw
     page (code blocks, commands) and its file name as the website parser does, so its sections are ``other``."""
