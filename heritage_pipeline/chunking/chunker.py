@@ -178,7 +178,8 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
                 emb = embedded_text(w.prefix, text, excluded, w.suffix)
                 if not emb[len(w.prefix):].strip():
                     return None  # nothing but excluded markup / running lines (content outside every chunk)
-                n_tok = excluded_count(self.tokenizer.count, w.prefix, text, excluded, w.suffix, w.n_tokens)
+                n_tok = excluded_count(self.tokenizer.count, w.prefix, text, excluded, w.suffix, w.n_tokens,
+                                       lambda a, b: st.slice_count(w.start + a, w.start + b))
                 if n_tok <= self.config.quality.length.max_tokens or n_tok <= w.n_tokens:
                     fields["excluded"], fields["len_tokens"] = excluded, n_tok
         if "code" in w.kinds or "table" in w.kinds or "html_table" in w.kinds:

@@ -366,6 +366,23 @@ class DocState:
         i = int(self._ends.searchsorted(off, "right"))
         return i if i > 0 and int(self._ends[i - 1]) == off else None
 
+    def slice_count(self, p: int, q: int) -> int | None:
+        """Exact tokens of the normalised slice ``[p, q)`` from the loaded token offsets, without encoding; None
+        when they cannot say (no offsets, a position outside the loaded run or not a token end, or a position where
+        the pre-tokenizer does not always split). Positions that qualify: the document start and line starts (every
+        pre-token ends before a line's first character: the only pre-tokens holding a line break end with it), and
+        for ``q`` also the end of a letter or digit run followed by whitespace (those pre-tokens end there)."""
+        norm = self.norm
+        if self._ends is None or norm is None or q <= p:
+            return None
+        if p > 0 and norm[p - 1] != "\n":
+            return None
+        if norm[q - 1] != "\n" and not (norm[q - 1].isalnum() and (q == len(norm) or norm[q].isspace())):
+            return None  # (str.isalnum() is exactly \p{L} | \p{N})
+        i0 = self.token_index(p)
+        i1 = self.token_index(q) if i0 is not None else None
+        return None if i1 is None else i1 - i0
+
     def limit_position(self, ip: int, n: int, end: int) -> int | None:
         """The character position where the ``n`` tokens after token index ``ip`` end (rounded down to a character
         start), or None when the text from there to ``end`` has at most ``n`` tokens."""

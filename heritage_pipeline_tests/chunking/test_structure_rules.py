@@ -281,13 +281,16 @@ def test_tiny_sibling_sections_merge_up_to_the_target_under_their_parent(tokeniz
     assert all(c.len_tokens <= 300 for c in small if c.meta.sections)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(["Text with <b>bold</b> words.", "  indented <i>line</i>", "## Head { #h }",
-                                 "{* f.py *}", "plain line.", "", "* item <br/> two", "end</a>.", "x{: .c }"]),
+                                 "{* f.py *}", "plain line.", "", "* item <br/> two", "end</a>.", "x{: .c }",
+                                 "<br/> after a tag", "<img src='a.png'>", "  <b>x</b>", "word:", "   ", "1.5 GB",
+                                 "\u4e2d\u6587<br>\u65e5\u672c"]),
                 min_size=1, max_size=12))
 def test_the_local_recount_equals_a_full_count(tokenizer, lines):
     """Property: excluded_count (re-encoding only the lines around each range) equals the count of the whole
-    embedded text, for markup at line starts, ends, indented lines and blank lines."""
+    embedded text, for markup at line starts, ends, indented lines, whole lines (includes, tags) and blank lines,
+    with and without known counts of the old pieces."""
     from heritage_pipeline.chunking.excluded import excluded_count
     from heritage_pipeline.sources.markdown import markup_ranges, scan_blocks
 
@@ -295,7 +298,18 @@ def test_the_local_recount_equals_a_full_count(tokenizer, lines):
     if not text.strip():
         return
     ranges = [list(r) for r in markup_ranges(text, scan_blocks(text)) if r[1] <= len(text)]
+    asked: list[tuple[int, int]] = []
+
+    def known(a: int, b: int) -> int:
+        asked.append((a, b))
+        return tokenizer.count(text[a:b])
+
     for prefix in ("", "A › B"):
         n_full = tokenizer.count(embedded_text(prefix, text))
-        assert excluded_count(tokenizer.count, prefix, text, ranges, "", n_full) == \
-            tokenizer.count(embedded_text(prefix, text, ranges))
+        expected = tokenizer.count(embedded_text(prefix, text, ranges))
+        assert excluded_count(tokenizer.count, prefix, text, ranges, "", n_full) == expected
+        assert excluded_count(tokenizer.count, prefix, text, ranges, "", n_full, known) == expected
+    # known is asked only at the text's start, its end, or line starts of non-blank lines
+    for a, b in asked:
+        assert a < b and (a == 0 or (text[a - 1] == "\n" and text[a:].split("\n", 1)[0].strip()))
+        assert b == len(text) or (text[b - 1] == "\n" and text[b:].split("\n", 1)[0].strip())
