@@ -11,7 +11,7 @@ from heritage_pipeline.core.structure import ParsedDocument
 from heritage_pipeline.core.tokenizer import Tokenizer, get_tokenizer
 from heritage_pipeline.sources.markdown import parse_markdown
 
-from .boundaries import fence_of, table_rows
+from .boundaries import fence_of, html_row_starts, table_rows
 from .counting import DocState, PieceCounter, gc_paused
 from .excluded import embedded_text, excluded_count, ranges_in
 from .ids import anchor_key, breadcrumb
@@ -31,7 +31,7 @@ class ChunkState(DocState):
     """:class:`~heritage_pipeline.chunking.counting.DocState` plus what the chunk records need besides counts: the
     document's excluded ranges (``doc.meta["excluded"]``, offsets into ``doc.text``) and table numbers."""
 
-    __slots__ = ("doc_excluded", "excluded_starts", "_table_numbers")
+    __slots__ = ("doc_excluded", "excluded_starts", "_table_numbers", "_row_starts")
 
     def __init__(self, doc: ParsedDocument, counter: PieceCounter) -> None:
         super().__init__(doc, counter)
@@ -39,6 +39,7 @@ class ChunkState(DocState):
         self.doc_excluded: list[tuple[int, int]] = [(int(a), int(b)) for a, b in ex] if ex else []
         self.excluded_starts = [a for a, _ in self.doc_excluded]
         self._table_numbers: dict[int, int] | None = None
+        self._row_starts: dict[int, list[int]] = {}
 
     def table_number(self, bi: int) -> int:
         """1-based number of table block ``bi`` among the document's tables (Markdown and HTML), in order."""
@@ -48,6 +49,13 @@ class ChunkState(DocState):
                 if kind in ("table", "html_table"):
                     self._table_numbers[k] = len(self._table_numbers) + 1
         return self._table_numbers[bi]
+
+    def row_starts(self, bi: int) -> list[int]:
+        """:func:`~heritage_pipeline.chunking.boundaries.html_row_starts` of HTML table block ``bi`` (cached)."""
+        rows = self._row_starts.get(bi)
+        if rows is None:
+            rows = self._row_starts[bi] = html_row_starts(self.doc.text, self.doc.blocks[bi])
+        return rows
 
 
 class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
@@ -204,7 +212,8 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
         if len(tables) == 1:
             bi = tables[0]
             fields["table_id"] = f"{doc.doc_id}#table-{st.table_number(bi)}"
-            fields["table_rows"] = table_rows(doc.text, doc.blocks[bi], w.start, w.end)
+            rows = st.row_starts(bi) if st.kinds[bi] == "html_table" else None
+            fields["table_rows"] = table_rows(doc.text, doc.blocks[bi], w.start, w.end, rows)
         for bi in range(first, last + 1):
             if st.kinds[bi] == "code":
                 fence = fence_of(doc.text, doc.blocks[bi])

@@ -313,3 +313,30 @@ def test_the_local_recount_equals_a_full_count(tokenizer, lines):
     for a, b in asked:
         assert a < b and (a == 0 or (text[a - 1] == "\n" and text[a:].split("\n", 1)[0].strip()))
         assert b == len(text) or (text[b - 1] == "\n" and text[b:].split("\n", 1)[0].strip())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["<tr>", "<TR class='a'>", "<track>", "<td>x</td>", "</tr>", "\n", "<tr", "text"]),
+                min_size=1, max_size=30), st.data())
+def test_html_table_rows_from_the_shared_row_list_equal_a_scan_of_the_slice(parts, data):
+    """Property: ``table_rows`` of an HTML table from the document's row list (shared by its chunks) equals the
+    rows found by scanning each slice itself, for any slice (also one cut right after ``<tr`` of ``<track``)."""
+    import re as _re
+
+    from heritage_pipeline.chunking.boundaries import html_row_starts, table_rows
+    from heritage_pipeline.core.structure import Block
+
+    text = "<table>\n<tr><th>h</th></tr>\n" + "".join(parts) + "\n</table>"
+    header_end = text.index("</tr>") + len("</tr>")
+    b = Block("html_table", 0, len(text), len(text), header_end=header_end)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    tr = _re.compile(r"<tr\b", _re.IGNORECASE)  # the slice scan table_rows did before the shared list
+    lo, hi = max(start, header_end), min(end, len(text))
+    before = len(tr.findall(text, header_end, lo))
+    inside = len(tr.findall(text, lo, hi)) if hi > lo else 0
+    partial = 1 if lo > header_end and text.rfind("<tr", header_end, lo) > text.rfind("</tr", header_end, lo) else 0
+    first, last = before + 1 - partial, before + inside
+    expected = [0, 0] if last < first else [first, last]
+    assert table_rows(text, b, start, end, html_row_starts(text, b)) == expected
+    assert table_rows(text, b, start, end) == expected
