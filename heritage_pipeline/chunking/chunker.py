@@ -13,7 +13,7 @@ from heritage_pipeline.sources.markdown import parse_markdown
 
 from .boundaries import fence_of, html_row_starts, table_rows
 from .counting import DocState, PieceCounter, gc_paused
-from .excluded import embedded_text, excluded_count, ranges_in
+from .excluded import excluded_count, has_content, ranges_in
 from .ids import anchor_key, breadcrumb
 
 ELLIPSIS = "…"  # stands for the elided anchors of a shortened breadcrumb (meta.anchors keeps the full path)
@@ -68,7 +68,8 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
         self.config = config or config_from(None, {})
         self.tokenizer = tokenizer or get_tokenizer(self.config.tokenizer, self.config.tokenizer_backend)
         self._counter = PieceCounter(self.tokenizer)
-        self._prefix_cache: dict[str, int] = {}
+        self._prefix_cache: dict[str, int] = {}  # prefix -> tokens of prefix + blank line
+        self._blank_line = self.tokenizer.count("\n\n")
         self._crumb_cache: dict[tuple[tuple[str, ...], int], str] = {}
         self._params: dict[tuple[str, str | None], ChunkParams] = {}
         self._max_level = self.config.hierarchy.max_level  # (a computed property of the config)
@@ -116,7 +117,12 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
             return crumb
         count = self.tokenizer.count
         crumb = breadcrumb(anchors)
-        if count(crumb) > budget:
+        n = count(crumb)
+        if n <= budget and crumb[-1:].isalnum() and len(self._prefix_cache) <= 4096:
+            # a letter or digit run ends a pre-token, so the blank line after it is a pre-token of its own: the
+            # prefix count is known without encoding the crumb again (see _prefix_tokens)
+            self._prefix_cache.setdefault(crumb, n + self._blank_line)
+        if n > budget:
             cands = [[anchors[0], ELLIPSIS] + anchors[-k:] for k in range(len(anchors) - 2, 0, -1)]
             cands.append([anchors[-1]])
             crumb = next((c for c in map(breadcrumb, cands) if count(c) <= budget), "")
@@ -183,8 +189,7 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
                                  (lambda p: p - w.start) if st.norm is not None
                                  else (lambda p: len(st.normalized(w.start, p))), len(text))
             if excluded:
-                emb = embedded_text(w.prefix, text, excluded, w.suffix)
-                if not emb[len(w.prefix):].strip():
+                if not has_content(text, excluded) and not w.suffix.strip():
                     return None  # nothing but excluded markup / running lines (content outside every chunk)
                 n_tok = excluded_count(self.tokenizer.count, w.prefix, text, excluded, w.suffix, w.n_tokens,
                                        lambda a, b: st.slice_count(w.start + a, w.start + b))

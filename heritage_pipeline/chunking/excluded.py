@@ -15,6 +15,7 @@ and stored in ``doc.meta["excluded"]``; :func:`ranges_in` cuts them to one chunk
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Sequence
 
 from heritage_pipeline.core.models import join_prefix
@@ -66,6 +67,21 @@ def embedded_text(prefix: str, text: str, excluded: Sequence[Sequence[int]] = ()
             body = body.lstrip()
     out = join_prefix(prefix, body)
     return f"{out}\n{suffix}" if suffix else out
+
+
+_NON_SPACE = re.compile(r"\S")  # (re's \s on str is str.isspace(): what str.strip() removes)
+
+
+def has_content(text: str, excluded: Sequence[Sequence[int]]) -> bool:
+    """True when ``text`` holds a character that :meth:`str.strip` keeps outside the ``excluded`` ranges (sorted
+    ``[start, end)`` character offsets), i.e. when the body of :func:`embedded_text` is not blank. Searches the gaps
+    between the ranges in place (no new string)."""
+    pos = 0
+    for s, e in excluded:
+        if s > pos and _NON_SPACE.search(text, pos, s):
+            return True
+        pos = max(pos, e)
+    return _NON_SPACE.search(text, pos) is not None
 
 
 def ranges_in(doc_ranges: Sequence[tuple[int, int]], starts: Sequence[int], start: int, end: int,

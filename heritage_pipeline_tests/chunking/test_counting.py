@@ -1,4 +1,4 @@
-"""Properties of the chunker's counting helpers (heritage_pipeline.chunking.counting): token counts derived from a
+"""Properties of the chunker's counting helpers (heritage_pipeline.chunking.counting) and id slugs: token counts derived from a
 run's token offsets equal a fresh count of the same slice, on generated Markdown with every kind of odd text."""
 
 from __future__ import annotations
@@ -53,3 +53,13 @@ def test_slice_counts_from_token_offsets_equal_a_fresh_count(tokenizer, gen, dat
         event(f"slice count known: {got is not None}")
         if got is not None:
             assert got == tokenizer.count(norm[p:q]), (p, q, norm[p:q])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40) | st.text(alphabet="AbZ09_ -.éK\u212a", max_size=20))
+def test_slug_words_are_the_one_word_patterns_words(s):
+    """Property: the ASCII fast path of ``slug`` finds the words :data:`heritage_pipeline.core.text.WORD_RE` finds."""
+    from heritage_pipeline.chunking.ids import slug
+    from heritage_pipeline.core.text import WORD_RE
+
+    assert slug(s) == ("-".join(WORD_RE.findall(s.lower()))[:48].strip("-") or "untitled")

@@ -159,6 +159,19 @@ def test_removing_no_range_is_identity_and_ranges_remove_only_their_characters(t
     assert len(out) <= len(kept) + len(ranges)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=" \n\t\x1c\u3000ab<>", max_size=30),
+       st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=4))
+def test_has_content_tells_whether_the_embedded_body_is_blank(text, pairs):
+    """Property: ``has_content`` (a search of the gaps between the ranges) says whether the embedded body has
+    anything :meth:`str.strip` keeps, as building the body would."""
+    from heritage_pipeline.chunking.excluded import has_content
+
+    cuts = sorted({min(max(a, 0), len(text)) for p in pairs for a in p})
+    ranges = [[cuts[k], cuts[k + 1]] for k in range(0, len(cuts) - 1, 2) if cuts[k] < cuts[k + 1]]
+    assert has_content(text, ranges) == bool(embedded_text("", text, ranges).strip())
+
+
 # ------------------------------------------------------------------ 13.6 running headers / footers
 TOPICS = ["the founding of the museum in 1884", "the textile collection and its donors", "restoration of the organ",
           "the library reading room", "loans to other institutions", "the photographic archive"]
