@@ -161,21 +161,22 @@ def excluded_count(count: Callable[[str], int], prefix: str, text: str, excluded
         return n_full
     if suffix:
         return count(embedded_text(prefix, text, excluded, suffix))
-    segs: list[list[int]] = []
-    for s, e in excluded:
+    segs: list[list[int]] = []  # [a, b, first range, end of ranges] (each range lies in one piece)
+    for j, (s, e) in enumerate(excluded):
         a, b = _split_before(text, s), _split_after(text, e)
         if segs and a <= segs[-1][1]:
             segs[-1][1] = max(segs[-1][1], b)
+            segs[-1][3] = j + 1
         else:
-            segs.append([a, b])
-    pieces: list[tuple[int, int, str]] = []  # (a, b, new piece)
-    for a, b in segs:
+            segs.append([a, b, j, j + 1])
+    pieces: list[tuple[int, int, int, str]] = []  # (a, b, first range, new piece)
+    for a, b, j0, j1 in segs:
         while True:
             if pieces and a <= pieces[-1][1]:  # (widened into the piece before: one piece)
-                a = pieces.pop()[0]
+                a, _, j0, _ = pieces.pop()
             if a == 0 and b >= n:  # one piece that is the whole text
                 return count(embedded_text(prefix, text, excluded, suffix))
-            local = [[max(s, a) - a, min(e, b) - a] for s, e in excluded if s < b and e > a]
+            local = [[max(s, a) - a, min(e, b) - a] for s, e in excluded[j0:j1]]
             if b >= n:  # the piece ends the text: the embedded text is right-stripped after the exclusions
                 new = remove_ranges(text[a:], local).rstrip()
             else:
@@ -193,12 +194,12 @@ def excluded_count(count: Callable[[str], int], prefix: str, text: str, excluded
             elif a == 0 and new[:1].isspace() and not new.split("\n", 1)[0].strip():
                 return count(embedded_text(prefix, text, excluded, suffix))
             break
-        pieces.append((a, b, new))
+        pieces.append((a, b, j0, new))
     total = n_full
     todo: list[str] = []  # pieces to encode: new pieces added, old pieces subtracted
     old: list[str] = []
     cost = 0  # characters to encode
-    for a, b, new in pieces:
+    for a, b, _, new in pieces:
         k = known(a, min(b, n)) if known is not None else None
         if k is None:
             old.append(text[a:b])
