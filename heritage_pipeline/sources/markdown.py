@@ -647,7 +647,6 @@ _ATTR = re.compile(r"\{(?!\{)[ \t]*(?::[^{}\n]*|[#.][A-Za-z_][^{}\n]*)\}")
 # MkDocs include directives (FastAPI's docs: ``{* ../../docs_src/app.py hl[3] *}``)
 _INCLUDE = re.compile(r"\{\*[^\n]*?\*\}")
 _CODE_SPAN = re.compile(r"(`+)[^\n]*?\1")
-_MARKUP_START = re.compile(r"[<{]")
 
 
 def markup_ranges(text: str, blocks: list[Block]) -> list[tuple[int, int]]:
@@ -657,26 +656,15 @@ def markup_ranges(text: str, blocks: list[Block]) -> list[tuple[int, int]]:
     between tags stay). Only in paragraphs, headings, list items, blockquotes, admonitions and pipe tables, never
     inside inline code spans. Sorted, non-overlapping; with the whitespace before an attribute list or include at
     the end of a line, so no trailing blank is left."""
-    if not blocks or ("<" not in text and "{" not in text):
+    if "<" not in text and "{" not in text:
         return []
     out: list[tuple[int, int]] = []
-    # the blocks holding a "<" or "{" are found by one C-level search over the text, block by block (most blocks
-    # hold neither and are never sliced)
-    k, n_blocks, pos = 0, len(blocks), 0
-    while True:
-        m = _MARKUP_START.search(text, pos)
-        if m is None:
-            break
-        while k + 1 < n_blocks and blocks[k + 1].start <= m.start():
-            k += 1
-        b = blocks[k]
-        if m.start() < b.start:  # (before the first block: blank lines)
-            pos = b.start
-            continue
-        pos = b.end
-        if b.kind not in _MARKUP_KINDS or m.start() >= b.content_end:
+    for b in blocks:
+        if b.kind not in _MARKUP_KINDS:
             continue
         seg = text[b.start : b.content_end]
+        if "<" not in seg and "{" not in seg:
+            continue
         masked = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), seg) if "`" in seg else seg
         found: list[tuple[int, int]] = []
         if "{" in masked:

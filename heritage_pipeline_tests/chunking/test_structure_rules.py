@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heritage_pipeline import chunk_text
@@ -18,7 +18,6 @@ from heritage_pipeline.core.models import join_prefix
 from heritage_pipeline.enrich.quality import assess_chunk
 
 from heritage_pipeline_tests._chunk_checks import check_basic
-from heritage_pipeline_tests._markdown_gen import GenDoc, markdown_docs
 
 FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})", re.M)
 
@@ -354,29 +353,3 @@ def test_html_table_rows_from_the_shared_row_list_equal_a_scan_of_the_slice(part
     expected = [0, 0] if last < first else [first, last]
     assert table_rows(text, b, start, end, html_row_starts(text, b)) == expected
     assert table_rows(text, b, start, end) == expected
-
-
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(markdown_docs(min_blocks=1, max_blocks=30))
-@example(GenDoc("\n\n<b>a</b> x\n\n<i>b</i> y {: .c }\n\n```\n<p>\n```\n{* f.py *}\n"))
-def test_markup_ranges_equal_a_block_by_block_scan(gen):
-    """Property: ``markup_ranges`` (blocks found by one search for ``<`` / ``{`` over the text) gives the ranges a
-    scan of every prose block gives."""
-    from heritage_pipeline.sources import markdown as md
-
-    text = gen.text.replace("*x*", "<b>x</b>").replace("(paren)", "{ #p } {* f.py *} {: .c }")
-    blocks = md.scan_blocks(text)
-    out = []
-    for b in blocks:  # the block-by-block scan markup_ranges did before
-        if b.kind not in md._MARKUP_KINDS:
-            continue
-        seg = text[b.start : b.content_end]
-        masked = md._CODE_SPAN.sub(lambda m: " " * len(m.group(0)), seg) if "`" in seg else seg
-        for pat in (md._INCLUDE, md._ATTR):
-            for m in pat.finditer(masked):
-                a = m.start()
-                while a > 0 and masked[a - 1] in " \t":
-                    a -= 1
-                out.append((b.start + a, b.start + m.end()))
-        out.extend((b.start + m.start(), b.start + m.end()) for m in md._TAG.finditer(masked))
-    assert md.markup_ranges(text, blocks) == md._union(out)
