@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -51,15 +52,23 @@ def fence_of(text: str, b: Block) -> tuple[str, int] | None:
     return opening, -1
 
 
-def table_rows(text: str, b: Block, start: int, end: int) -> list[int]:
+def table_rows(text: str, b: Block, start: int, end: int, rows: list[int] | None = None) -> list[int]:
     """[first, last] data rows (1-based, header rows not counted) of table block ``b`` inside ``text[start:end]``:
     rows are lines after the header and delimiter rows for Markdown tables, ``<tr`` elements after the header rows
-    for HTML tables. A range holding no data row gives ``[0, 0]``."""
+    for HTML tables (``rows``: :func:`html_row_starts` of the block, computed when not given; a document's chunks
+    share it, so that the pieces of a long table are not rescanned from the table's start). A range holding no data
+    row gives ``[0, 0]``."""
     body = max(b.header_end, b.start)
     lo, hi = max(start, body), min(end, b.content_end)
     if b.kind == "html_table":
-        before = len(_TR_OPEN.findall(text, body, lo))
-        inside = len(_TR_OPEN.findall(text, lo, hi)) if hi > lo else 0
+        if _cut_row_tag(text, lo) or _cut_row_tag(text, hi):  # (a "<tr" that only ends a slice: as the slices see it)
+            before = len(_TR_OPEN.findall(text, body, lo))
+            inside = len(_TR_OPEN.findall(text, lo, hi)) if hi > lo else 0
+        else:
+            if rows is None:
+                rows = html_row_starts(text, b)
+            before = bisect.bisect_right(rows, lo - 3)  # row tags that end by lo
+            inside = bisect.bisect_right(rows, hi - 3) - bisect.bisect_left(rows, lo) if hi > lo else 0
         # (a range starting inside a row counts that row)
         partial = 1 if lo > body and text.rfind("<tr", body, lo) > text.rfind("</tr", body, lo) else 0
         first = before + 1 - partial
@@ -73,6 +82,17 @@ def table_rows(text: str, b: Block, start: int, end: int) -> list[int]:
     if last < first:
         return [0, 0]
     return [first, last]
+
+
+def html_row_starts(text: str, b: Block) -> list[int]:
+    """Start offsets of the ``<tr`` tags of HTML table block ``b`` after its header rows, in order."""
+    return [m.start() for m in _TR_OPEN.finditer(text, max(b.header_end, b.start), b.content_end)]
+
+
+def _cut_row_tag(text: str, pos: int) -> bool:
+    """True when ``text[:pos]`` ends with a ``<tr`` tag that is none in the whole text (``<track`` cut after
+    ``<tr``): searches bounded at ``pos`` count it, a scan of the whole block does not."""
+    return pos >= 3 and _TR_OPEN.match(text, pos - 3, pos) is not None and _TR_OPEN.match(text, pos - 3) is None
 
 
 def line_pieces(text: str, start: int, end: int, group_fences: bool = True) -> list[tuple[int, int, int, str, bool]]:

@@ -11,9 +11,9 @@ from heritage_pipeline.core.structure import ParsedDocument
 from heritage_pipeline.core.tokenizer import Tokenizer, get_tokenizer
 from heritage_pipeline.sources.markdown import parse_markdown
 
-from .boundaries import fence_of, table_rows
+from .boundaries import fence_of, html_row_starts, table_rows
 from .counting import DocState, PieceCounter, gc_paused
-from .excluded import embedded_text, excluded_count, ranges_in
+from .excluded import excluded_count, has_content, ranges_in
 from .ids import anchor_key, breadcrumb
 
 ELLIPSIS = "…"  # stands for the elided anchors of a shortened breadcrumb (meta.anchors keeps the full path)
@@ -31,7 +31,7 @@ class ChunkState(DocState):
     """:class:`~heritage_pipeline.chunking.counting.DocState` plus what the chunk records need besides counts: the
     document's excluded ranges (``doc.meta["excluded"]``, offsets into ``doc.text``) and table numbers."""
 
-    __slots__ = ("doc_excluded", "excluded_starts", "_table_numbers")
+    __slots__ = ("doc_excluded", "excluded_starts", "_table_numbers", "_row_starts")
 
     def __init__(self, doc: ParsedDocument, counter: PieceCounter) -> None:
         super().__init__(doc, counter)
@@ -39,6 +39,7 @@ class ChunkState(DocState):
         self.doc_excluded: list[tuple[int, int]] = [(int(a), int(b)) for a, b in ex] if ex else []
         self.excluded_starts = [a for a, _ in self.doc_excluded]
         self._table_numbers: dict[int, int] | None = None
+        self._row_starts: dict[int, list[int]] = {}
 
     def table_number(self, bi: int) -> int:
         """1-based number of table block ``bi`` among the document's tables (Markdown and HTML), in order."""
@@ -48,6 +49,13 @@ class ChunkState(DocState):
                 if kind in ("table", "html_table"):
                     self._table_numbers[k] = len(self._table_numbers) + 1
         return self._table_numbers[bi]
+
+    def row_starts(self, bi: int) -> list[int]:
+        """:func:`~heritage_pipeline.chunking.boundaries.html_row_starts` of HTML table block ``bi`` (cached)."""
+        rows = self._row_starts.get(bi)
+        if rows is None:
+            rows = self._row_starts[bi] = html_row_starts(self.doc.text, self.doc.blocks[bi])
+        return rows
 
 
 class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
@@ -60,7 +68,8 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
         self.config = config or config_from(None, {})
         self.tokenizer = tokenizer or get_tokenizer(self.config.tokenizer, self.config.tokenizer_backend)
         self._counter = PieceCounter(self.tokenizer)
-        self._prefix_cache: dict[str, int] = {}
+        self._prefix_cache: dict[str, int] = {}  # prefix -> tokens of prefix + blank line
+        self._blank_line = self.tokenizer.count("\n\n")
         self._crumb_cache: dict[tuple[tuple[str, ...], int], str] = {}
         self._params: dict[tuple[str, str | None], ChunkParams] = {}
         self._max_level = self.config.hierarchy.max_level  # (a computed property of the config)
@@ -108,7 +117,12 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
             return crumb
         count = self.tokenizer.count
         crumb = breadcrumb(anchors)
-        if count(crumb) > budget:
+        n = count(crumb)
+        if n <= budget and crumb[-1:].isalnum() and len(self._prefix_cache) <= 4096:
+            # a letter or digit run ends a pre-token, so the blank line after it is a pre-token of its own: the
+            # prefix count is known without encoding the crumb again (see _prefix_tokens)
+            self._prefix_cache.setdefault(crumb, n + self._blank_line)
+        if n > budget:
             cands = [[anchors[0], ELLIPSIS] + anchors[-k:] for k in range(len(anchors) - 2, 0, -1)]
             cands.append([anchors[-1]])
             crumb = next((c for c in map(breadcrumb, cands) if count(c) <= budget), "")
@@ -175,10 +189,10 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
                                  (lambda p: p - w.start) if st.norm is not None
                                  else (lambda p: len(st.normalized(w.start, p))), len(text))
             if excluded:
-                emb = embedded_text(w.prefix, text, excluded, w.suffix)
-                if not emb[len(w.prefix):].strip():
+                if not has_content(text, excluded) and not w.suffix.strip():
                     return None  # nothing but excluded markup / running lines (content outside every chunk)
-                n_tok = excluded_count(self.tokenizer.count, w.prefix, text, excluded, w.suffix, w.n_tokens)
+                n_tok = excluded_count(self.tokenizer.count, w.prefix, text, excluded, w.suffix, w.n_tokens,
+                                       lambda a, b: st.slice_count(w.start + a, w.start + b))
                 if n_tok <= self.config.quality.length.max_tokens or n_tok <= w.n_tokens:
                     fields["excluded"], fields["len_tokens"] = excluded, n_tok
         if "code" in w.kinds or "table" in w.kinds or "html_table" in w.kinds:
@@ -203,7 +217,8 @@ class Chunker(SectionGrouper, UnitBuilder, WindowPacker):
         if len(tables) == 1:
             bi = tables[0]
             fields["table_id"] = f"{doc.doc_id}#table-{st.table_number(bi)}"
-            fields["table_rows"] = table_rows(doc.text, doc.blocks[bi], w.start, w.end)
+            rows = st.row_starts(bi) if st.kinds[bi] == "html_table" else None
+            fields["table_rows"] = table_rows(doc.text, doc.blocks[bi], w.start, w.end, rows)
         for bi in range(first, last + 1):
             if st.kinds[bi] == "code":
                 fence = fence_of(doc.text, doc.blocks[bi])

@@ -89,7 +89,7 @@ class DocState:
     """
 
     __slots__ = ("doc", "counter", "full", "core", "_section_index", "kinds", "_starts", "_ends", "_bbyte", "_mode", "_cum",
-                 "_byte_of_map", "norm", "_lazy", "_range", "_ranges", "_rbyte")
+                 "_run_map", "norm", "_lazy", "_range", "_ranges", "_run_start")
 
     def __init__(self, doc: ParsedDocument, counter: PieceCounter) -> None:
         self.doc = doc
@@ -100,14 +100,15 @@ class DocState:
         self._ends: np.ndarray | None = None  # token end offsets of the current run, in bytes from its start
         self._bbyte: np.ndarray | None = None
         self._mode = "encode"
-        self._byte_of_map: np.ndarray | None = None
+        # mode same_length: UTF-8 offset (from the run start) of every character of the loaded run, and one past it
+        self._run_map: np.ndarray | None = None
         self.norm: str | None = None  # the normalised text when it has the same character offsets as doc.text
         self.full: list[int] = []
         self.core: list[int] = []
         self._lazy = False  # runs encoded on demand (_load_range)
         self._range: tuple[int, int] | None = None  # (first, last) block of the run whose offsets are loaded
-        self._ranges: dict[tuple[int, int], tuple[np.ndarray | None, int]] = {}
-        self._rbyte = 0  # UTF-8 offset of the loaded run's start in the normalised text
+        self._ranges: dict[tuple[int, int], tuple[np.ndarray | None, int, np.ndarray | None]] = {}
+        self._run_start = 0  # character offset of the loaded run's start
         self._count_blocks()
         self._cum = list(itertools.accumulate(self.full, initial=0)) if self._mode != "small" and not self._lazy else []
 
@@ -137,7 +138,7 @@ class DocState:
             self.core = [-1] * len(blocks)
             return
         if self.norm is not None:  # (text with lone surrogates, which has no UTF-8 form, is found in _load_range)
-            self._mode = "ascii" if ascii_text else "same_length"  # char offsets are byte offsets / map via _byte_of
+            self._mode = "ascii" if ascii_text else "same_length"  # char offsets are byte offsets / map: _utf8_map
             self._lazy = True
             self.full = [-1] * len(blocks)
             self.core = [-1] * len(blocks)
@@ -177,32 +178,26 @@ class DocState:
             norm = self.norm
             assert norm is not None
             s0, e0 = blocks[first].start, blocks[last - 1].end
+            run = norm[s0:e0]
             try:
-                ends = self.counter.tok.token_ends(norm[s0:e0])
+                ends = self.counter.tok.token_ends(run)
             except UnicodeEncodeError:  # lone surrogates: no UTF-8 offsets
                 ends = None
-            counts, rbyte = None, 0
+            counts, run_map = None, None
             if ends is not None and len(ends):
-                starts = [b.start for b in blocks[first:last]]
-                starts.append(e0)
-                content_ends = [b.content_end for b in blocks[first:last]]
-                if self._mode == "ascii":
-                    rbyte = s0
-                    bounds = np.asarray(starts, dtype=np.int64) - s0
-                    content = np.asarray(content_ends, dtype=np.int64) - s0
-                else:
-                    byte_of = self._byte_of()
-                    rbyte = int(byte_of[s0])
-                    bounds = byte_of[starts].astype(np.int64) - rbyte
-                    content = byte_of[content_ends].astype(np.int64) - rbyte
-                counts = self._offset_counts(ends, bounds, content)
+                starts = np.asarray([b.start for b in blocks[first:last]] + [e0], dtype=np.int64) - s0
+                content = np.asarray([b.content_end for b in blocks[first:last]], dtype=np.int64) - s0
+                if self._mode == "same_length":
+                    run_map = _utf8_map(run)
+                    starts, content = run_map[starts].astype(np.int64), run_map[content].astype(np.int64)
+                counts = self._offset_counts(ends, starts, content)
             if counts is None:
-                ends = None
+                ends = run_map = None
                 pairs = [self.piece(b.start, b.content_end, b.end) for b in blocks[first:last]]
                 counts = ([p[0] for p in pairs], [p[1] for p in pairs])
             self.full[first:last], self.core[first:last] = counts
-            cached = self._ranges[key] = (ends, rbyte)
-        self._ends, self._rbyte = cached
+            cached = self._ranges[key] = (ends, s0, run_map)
+        self._ends, self._run_start, self._run_map = cached
         self._range = key
 
     def piece(self, start: int, content_end: int, end: int) -> tuple[int, int]:
@@ -234,24 +229,6 @@ class DocState:
         at_end = (cidx > 0) & (ends[np.maximum(cidx - 1, 0)] == content)
         return np.diff(idx).tolist(), np.where(at_end, cidx - idx[:-1], -1).tolist()
 
-    def _byte_of(self) -> np.ndarray:
-        """UTF-8 offset of every character position of the normalised text (mode ``same_length``), built when the
-        first run is encoded with offsets (only documents with sections that must be windowed need it); the cut
-        helpers then read ``_byte_of_map`` directly."""
-        if self._byte_of_map is None:
-            assert self.norm is not None
-            cp = np.frombuffer(self.norm.encode("utf-32-le"), dtype=np.uint32)
-            width = np.ones(len(cp), dtype=np.int32)  # UTF-8 bytes per character, added in place (low peak memory)
-            width += cp >= 0x80
-            width += cp >= 0x800
-            width += cp >= 0x10000
-            del cp
-            byte_of = np.empty(len(width) + 1, dtype=np.int32 if 4 * len(width) < 2**31 else np.int64)
-            byte_of[0] = 0
-            np.cumsum(width, out=byte_of[1:])
-            self._byte_of_map = byte_of
-        return self._byte_of_map
-
     def core_of(self, bi: int) -> int:
         """Tokens of block ``bi`` without its trailing whitespace (computed on first use)."""
         c = self.core[bi]
@@ -281,11 +258,11 @@ class DocState:
         positions.append(pieces[-1][2])
         content = [p[1] for p in pieces]
         if self._mode == "ascii":
-            bounds = np.asarray(positions, dtype=np.int64) - self._rbyte
-            cont = np.asarray(content, dtype=np.int64) - self._rbyte
+            bounds = np.asarray(positions, dtype=np.int64) - self._run_start
+            cont = np.asarray(content, dtype=np.int64) - self._run_start
         elif self._mode == "same_length":
-            bounds = self._byte_of_map[positions].astype(np.int64) - self._rbyte
-            cont = self._byte_of_map[content].astype(np.int64) - self._rbyte
+            bounds = self._run_map[np.asarray(positions, dtype=np.int64) - self._run_start].astype(np.int64)
+            cont = self._run_map[np.asarray(content, dtype=np.int64) - self._run_start].astype(np.int64)
         else:
             b = self.doc.blocks[bi]
             bl, cl, byte, pos = [], [], int(self._bbyte[bi]), b.start
@@ -360,24 +337,52 @@ class DocState:
         offsets known, i.e. modes ``ascii`` / ``same_length``); else None."""
         if self._ends is None or self._mode not in ("ascii", "same_length"):
             return None
-        off = (pos if self._mode == "ascii" else int(self._byte_of_map[pos])) - self._rbyte
-        if off <= 0:
+        off = self._byte_offset(pos)
+        if off is None or off <= 0:
             return 0 if off == 0 else None
         i = int(self._ends.searchsorted(off, "right"))
         return i if i > 0 and int(self._ends[i - 1]) == off else None
 
+    def slice_count(self, p: int, q: int) -> int | None:
+        """Exact tokens of the normalised slice ``[p, q)`` from the loaded token offsets, without encoding; None
+        when they cannot say (no offsets, a position outside the loaded run or not a token end, or a position where
+        the pre-tokenizer does not always split). Positions that qualify: the document start and line starts (every
+        pre-token ends before a line's first character: the only pre-tokens holding a line break end with it), and
+        for ``q`` also the end of a letter or digit run followed by whitespace (those pre-tokens end there)."""
+        norm = self.norm
+        if self._ends is None or norm is None or q <= p:
+            return None
+        if p > 0 and norm[p - 1] != "\n":
+            return None
+        if norm[q - 1] != "\n" and not (norm[q - 1].isalnum() and (q == len(norm) or norm[q].isspace())):
+            return None  # (str.isalnum() is exactly \p{L} | \p{N})
+        i0 = self.token_index(p)
+        i1 = self.token_index(q) if i0 is not None else None
+        return None if i1 is None else i1 - i0
+
     def limit_position(self, ip: int, n: int, end: int) -> int | None:
         """The character position where the ``n`` tokens after token index ``ip`` end (rounded down to a character
-        start), or None when the text from there to ``end`` has at most ``n`` tokens."""
+        start), or None when the text from there to ``end`` has at most ``n`` tokens (``end`` inside the loaded
+        run)."""
         assert self._ends is not None
-        e_off = (end if self._mode == "ascii" else int(self._byte_of_map[end])) - self._rbyte
+        e_off = self._byte_offset(end)
         if int(self._ends.searchsorted(e_off, "right")) - ip <= n:
             return None
-        byte = int(self._ends[ip + n - 1]) + self._rbyte
-        if self._mode == "ascii":
-            return byte
-        byte_of = self._byte_of_map  # (the query in the map's dtype: a Python int would make numpy copy the map)
-        return int(byte_of.searchsorted(byte_of.dtype.type(byte), "right")) - 1
+        byte = int(self._ends[ip + n - 1])
+        run_map = self._run_map
+        if run_map is None:  # (ascii: bytes are characters)
+            return self._run_start + byte
+        # (the query in the map's dtype: a Python int would make numpy copy the map)
+        return self._run_start + int(run_map.searchsorted(run_map.dtype.type(byte), "right")) - 1
+
+    def _byte_offset(self, pos: int) -> int | None:
+        """UTF-8 offset of character ``pos`` from the start of the loaded run (modes ``ascii`` / ``same_length``);
+        None for a position outside the run (same_length; in ascii mode such an offset matches no token end)."""
+        k = pos - self._run_start
+        run_map = self._run_map
+        if run_map is None:
+            return k
+        return int(run_map[k]) if 0 <= k < len(run_map) else None
 
     def block_at(self, pos: int) -> int:
         if self._starts is None:
@@ -406,6 +411,17 @@ class DocState:
             return f + counts[-1][0], f + counts[-1][1]
         f = self._cum[last - 1] - self._cum[first]
         return f + self.full[last - 1], f + self.core_of(last - 1)
+
+
+def _utf8_map(s: str) -> np.ndarray:
+    """UTF-8 byte offset of every character of ``s``, and the byte length of ``s`` at index ``len(s)`` (int32, or
+    int64 for a string of 2 GB or more): the character starts are the bytes that are not continuation bytes
+    (``10xxxxxx``). Raises UnicodeEncodeError for lone surrogates."""
+    b = np.frombuffer(s.encode("utf-8"), dtype=np.uint8)
+    out = np.empty(len(s) + 1, dtype=np.int32 if len(b) < 2**31 else np.int64)
+    out[:-1] = np.flatnonzero((b & 0xC0) != 0x80)
+    out[-1] = len(b)
+    return out
 
 
 class gc_paused:

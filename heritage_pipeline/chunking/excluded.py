@@ -15,6 +15,7 @@ and stored in ``doc.meta["excluded"]``; :func:`ranges_in` cuts them to one chunk
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Sequence
 
 from heritage_pipeline.core.models import join_prefix
@@ -68,6 +69,21 @@ def embedded_text(prefix: str, text: str, excluded: Sequence[Sequence[int]] = ()
     return f"{out}\n{suffix}" if suffix else out
 
 
+_NON_SPACE = re.compile(r"\S")  # (re's \s on str is str.isspace(): what str.strip() removes)
+
+
+def has_content(text: str, excluded: Sequence[Sequence[int]]) -> bool:
+    """True when ``text`` holds a character that :meth:`str.strip` keeps outside the ``excluded`` ranges (sorted
+    ``[start, end)`` character offsets), i.e. when the body of :func:`embedded_text` is not blank. Searches the gaps
+    between the ranges in place (no new string)."""
+    pos = 0
+    for s, e in excluded:
+        if s > pos and _NON_SPACE.search(text, pos, s):
+            return True
+        pos = max(pos, e)
+    return _NON_SPACE.search(text, pos) is not None
+
+
 def ranges_in(doc_ranges: Sequence[tuple[int, int]], starts: Sequence[int], start: int, end: int,
               offset_of: Callable[[int], int], text_len: int) -> list[list[int]]:
     """The document ranges inside the chunk ``[start, end)`` of the document text, as offsets into the chunk text.
@@ -118,43 +134,80 @@ def _split_after(text: str, pos: int) -> int:
 
 
 def excluded_count(count: Callable[[str], int], prefix: str, text: str, excluded: Sequence[Sequence[int]],
-                   suffix: str, n_full: int) -> int:
+                   suffix: str, n_full: int, known: Callable[[int, int], int | None] | None = None) -> int:
     """Exact cl100k count of :func:`embedded_text` of a chunk, from ``n_full`` (the exact count of the embedded
-    text without exclusions) by re-encoding only the lines around each excluded range.
+    text without exclusions) by encoding only the lines around each excluded range, with the exclusions applied.
 
     Token counts are additive across positions where the pre-tokenizer always splits (a line start with a
-    non-space character); each excluded range is widened to such positions on both sides, and the count changes
-    by the difference between the widened old and new pieces. Where that argument does not hold (a suffix follows
-    the text, a widened piece reaches the end of the text, a new piece starts with whitespace or does not end with
-    a line break) the whole embedded text is counted.
+    non-space character); each excluded range is widened to such positions on both sides (the last one may reach
+    the end of the text), and the count changes by the difference between the widened old and new pieces. The old
+    pieces' counts come from ``known`` when it has them, else they are encoded; when encoding the pieces would cost
+    more characters than encoding the whole embedded text, or where the additivity argument does not hold (a suffix
+    follows the text, a new piece starts with a blank line, does not end with a line break before more text, or is
+    empty at the end of the text), the whole embedded text is counted. (The split before a line holds whenever the
+    line is not blank: of cl100k's pre-tokens only the whitespace ones hold a line break, and they end with it.)
 
     Args:
         count: the tokenizer's count function.
         prefix, text, excluded, suffix: as for :func:`embedded_text`.
         n_full: tokens of ``embedded_text(prefix, text, (), suffix)``.
+        known: ``known(a, b)`` -> the exact tokens of ``text[a:b]`` or None when unknown, asked only for ``a`` = 0
+            or a split position as above and ``b`` = such a position or ``len(text)`` (the chunker answers from the
+            document's token offsets).
     Returns:
         Tokens of ``embedded_text(prefix, text, excluded, suffix)``."""
     n = len(text)
-    if suffix or not excluded:
-        return count(embedded_text(prefix, text, excluded, suffix)) if excluded else n_full
-    segs: list[list[int]] = []
-    for s, e in excluded:
+    if not excluded:
+        return n_full
+    if suffix:
+        return count(embedded_text(prefix, text, excluded, suffix))
+    segs: list[list[int]] = []  # [a, b, first range, end of ranges] (each range lies in one piece)
+    for j, (s, e) in enumerate(excluded):
         a, b = _split_before(text, s), _split_after(text, e)
         if segs and a <= segs[-1][1]:
             segs[-1][1] = max(segs[-1][1], b)
+            segs[-1][3] = j + 1
         else:
-            segs.append([a, b])
+            segs.append([a, b, j, j + 1])
+    pieces: list[tuple[int, int, int, str]] = []  # (a, b, first range, new piece)
+    for a, b, j0, j1 in segs:
+        while True:
+            if pieces and a <= pieces[-1][1]:  # (widened into the piece before: one piece)
+                a, _, j0, _ = pieces.pop()
+            if a == 0 and b >= n:  # one piece that is the whole text
+                return count(embedded_text(prefix, text, excluded, suffix))
+            local = [[max(s, a) - a, min(e, b) - a] for s, e in excluded[j0:j1]]
+            if b >= n:  # the piece ends the text: the embedded text is right-stripped after the exclusions
+                new = remove_ranges(text[a:], local).rstrip()
+            else:
+                new = remove_ranges(text[a : b + 1], local)[:-1]  # (text[b], never excluded, decides the joins)
+                if new and not new.endswith("\n"):
+                    return count(embedded_text(prefix, text, excluded, suffix))
+            if a == 0 and excluded[0][0] == 0:
+                new = new.lstrip()
+            elif a > 0 and (not new.split("\n", 1)[0].strip() if new else b >= n):
+                # the piece would start with a blank line (its line breaks would join the ones before it) or leave
+                # nothing at the end of the text (the strip would reach into the text before it): take in the line
+                # before (a piece starting with spaces still starts a non-blank line: the split before it holds)
+                a = _split_before(text, a - 1)
+                continue
+            elif a == 0 and new[:1].isspace() and not new.split("\n", 1)[0].strip():
+                return count(embedded_text(prefix, text, excluded, suffix))
+            break
+        pieces.append((a, b, j0, new))
     total = n_full
-    for a, b in segs:
-        if b >= n:
-            return count(embedded_text(prefix, text, excluded, suffix))
-        local = [[max(s, a) - a, min(e, b) - a] for s, e in excluded if s < b and e > a]
-        new = remove_ranges(text[a : b + 1], local)[:-1]  # (text[b], never excluded, decides the joins as in full)
-        if a == 0 and excluded[0][0] == 0:
-            new = new.lstrip()
-        elif new[:1].isspace():
-            return count(embedded_text(prefix, text, excluded, suffix))
-        if new and not new.endswith("\n"):
-            return count(embedded_text(prefix, text, excluded, suffix))
-        total += (count(new) if new else 0) - count(text[a:b])
-    return total
+    todo: list[str] = []  # pieces to encode: new pieces added, old pieces subtracted
+    old: list[str] = []
+    cost = 0  # characters to encode
+    for a, b, _, new in pieces:
+        k = known(a, min(b, n)) if known is not None else None
+        if k is None:
+            old.append(text[a:b])
+            cost += min(b, n) - a
+        else:
+            total -= k
+        todo.append(new)
+        cost += len(new)
+    if cost >= n + len(prefix):  # encoding the whole embedded text is cheaper
+        return count(embedded_text(prefix, text, excluded, suffix))
+    return total + sum(count(p) for p in todo if p) - sum(count(p) for p in old)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from .params import WORD_RE
@@ -10,9 +11,14 @@ from .params import WORD_RE
 BREADCRUMB_SEP = " › "
 
 
+# On ASCII text the one word pattern (regex's Unicode ``\w``) is exactly [A-Za-z0-9_]: re finds those words faster.
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
 def slug(s: str, max_len: int = 48) -> str:
     """Id-safe slug of a heading: lowercase word characters joined by ``-`` (Unicode letters kept)."""
-    words = WORD_RE.findall(s.lower())
+    low = s.lower()
+    words = _ASCII_WORD.findall(low) if low.isascii() else WORD_RE.findall(low)
     out = "-".join(words)[:max_len].strip("-")
     return out or "untitled"
 

@@ -8,6 +8,8 @@ them all), over the same Markdown corpus (default: every ``.md`` file of ``../sh
 * ``rsbpe_count``: the project's counting backend (rs-bpe) counting each document alone, once: what the chunker's
   tokenizer calls cost at best (each character counted exactly once), so ``heritage`` against it shows how much of
   the chunker's time is its own Python work rather than tokenizing;
+* ``heritage_scan``: the project's Markdown parser alone (:func:`heritage_pipeline.sources.markdown.parse_markdown`
+  with the cyclic collector paused, as ``chunk_text`` runs it): the part of ``heritage``'s time spent before chunking;
 * ``heritage``: :func:`heritage_pipeline.chunk_text` with the project defaults (hybrid, 700 tokens, 20 % overlap,
   hard cap 1200 tokens on prefix + text), counting with its default backend (rs-bpe, identical ids to tiktoken);
 * ``heritage_tiktoken``: the same counting with tiktoken (``tokenizer_backend: tiktoken``), to show what the engine
@@ -184,6 +186,16 @@ def make_contestants(names: list[str]) -> dict[str, tuple[Callable[[], Peer], in
             return []
         return peer
 
+    def scan_only() -> Peer:
+        from heritage_pipeline.chunking.counting import gc_paused
+        from heritage_pipeline.sources.markdown import parse_markdown
+
+        def peer(text: str) -> list[Chunked]:
+            with gc_paused():
+                parse_markdown(text, doc_id="text", source_path="<text>")
+            return []
+        return peer
+
     def rsbpe_floor() -> Peer:
         count = get_tokenizer("cl100k", "rs-bpe").count
 
@@ -224,6 +236,7 @@ def make_contestants(names: list[str]) -> dict[str, tuple[Callable[[], Peer], in
     table = {
         "tiktoken_encode": (floor, 0, _raw_exact, True),
         "rsbpe_count": (rsbpe_floor, 0, _raw_exact, True),
+        "heritage_scan": (scan_only, 0, _raw_exact, True),
         "heritage": (heritage(size_tokens=TARGET, overlap_ratio=OVERLAP_RATIO), cap, _normalized_exact, False),
         "heritage_cap700": (heritage(size_tokens=TARGET, overlap_ratio=OVERLAP_RATIO, max_tokens=TARGET), TARGET,
                             _normalized_exact, False),
@@ -389,6 +402,10 @@ def report(res: dict[str, Any]) -> list[str]:
             share = statistics.median(b / t for b, t in zip(rb["cpu"], h["cpu"]))
             lines.append(f"  (counting every character once with rs-bpe takes {share:.0%} of {name}'s CPU time; "
                          f"rs-bpe alone runs at {rb['x_floor']:.2f}x the tiktoken floor)")
+        sc = rs.get("heritage_scan")
+        if sc and "error" not in sc and sc.get("cpu"):
+            share = statistics.median(b / t for b, t in zip(sc["cpu"], h["cpu"]))
+            lines.append(f"  (the Markdown parser alone takes {share:.0%} of {name}'s CPU time)")
     mem = rs.get("_memory")
     if mem:
         lines.append("")
@@ -405,7 +422,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m heritage_pipeline_eval.bench.chunker", description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=None, help="folder of .md files (default: ../shared/data, else data/)")
     ap.add_argument("--contestants",
-                    default="tiktoken_encode,rsbpe_count,heritage,heritage_cap700,heritage_tiktoken,chonkie_recursive,"
+                    default="tiktoken_encode,rsbpe_count,heritage_scan,heritage,heritage_cap700,heritage_tiktoken,"
+                            "chonkie_recursive,"
                             "textsplitter_md")
     ap.add_argument("--reps", type=int, default=5, help="interleaved repetitions (default 5)")
     ap.add_argument("--budget-s", type=float, default=300.0, help="stop repeating after this many seconds")

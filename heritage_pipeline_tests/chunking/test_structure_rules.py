@@ -159,6 +159,19 @@ def test_removing_no_range_is_identity_and_ranges_remove_only_their_characters(t
     assert len(out) <= len(kept) + len(ranges)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=" \n\t\x1c\u3000ab<>", max_size=30),
+       st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=4))
+def test_has_content_tells_whether_the_embedded_body_is_blank(text, pairs):
+    """Property: ``has_content`` (a search of the gaps between the ranges) says whether the embedded body has
+    anything :meth:`str.strip` keeps, as building the body would."""
+    from heritage_pipeline.chunking.excluded import has_content
+
+    cuts = sorted({min(max(a, 0), len(text)) for p in pairs for a in p})
+    ranges = [[cuts[k], cuts[k + 1]] for k in range(0, len(cuts) - 1, 2) if cuts[k] < cuts[k + 1]]
+    assert has_content(text, ranges) == bool(embedded_text("", text, ranges).strip())
+
+
 # ------------------------------------------------------------------ 13.6 running headers / footers
 TOPICS = ["the founding of the museum in 1884", "the textile collection and its donors", "restoration of the organ",
           "the library reading room", "loans to other institutions", "the photographic archive"]
@@ -281,13 +294,16 @@ def test_tiny_sibling_sections_merge_up_to_the_target_under_their_parent(tokeniz
     assert all(c.len_tokens <= 300 for c in small if c.meta.sections)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(["Text with <b>bold</b> words.", "  indented <i>line</i>", "## Head { #h }",
-                                 "{* f.py *}", "plain line.", "", "* item <br/> two", "end</a>.", "x{: .c }"]),
+                                 "{* f.py *}", "plain line.", "", "* item <br/> two", "end</a>.", "x{: .c }",
+                                 "<br/> after a tag", "<img src='a.png'>", "  <b>x</b>", "word:", "   ", "1.5 GB",
+                                 "\u4e2d\u6587<br>\u65e5\u672c"]),
                 min_size=1, max_size=12))
 def test_the_local_recount_equals_a_full_count(tokenizer, lines):
     """Property: excluded_count (re-encoding only the lines around each range) equals the count of the whole
-    embedded text, for markup at line starts, ends, indented lines and blank lines."""
+    embedded text, for markup at line starts, ends, indented lines, whole lines (includes, tags) and blank lines,
+    with and without known counts of the old pieces."""
     from heritage_pipeline.chunking.excluded import excluded_count
     from heritage_pipeline.sources.markdown import markup_ranges, scan_blocks
 
@@ -295,7 +311,45 @@ def test_the_local_recount_equals_a_full_count(tokenizer, lines):
     if not text.strip():
         return
     ranges = [list(r) for r in markup_ranges(text, scan_blocks(text)) if r[1] <= len(text)]
+    asked: list[tuple[int, int]] = []
+
+    def known(a: int, b: int) -> int:
+        asked.append((a, b))
+        return tokenizer.count(text[a:b])
+
     for prefix in ("", "A › B"):
         n_full = tokenizer.count(embedded_text(prefix, text))
-        assert excluded_count(tokenizer.count, prefix, text, ranges, "", n_full) == \
-            tokenizer.count(embedded_text(prefix, text, ranges))
+        expected = tokenizer.count(embedded_text(prefix, text, ranges))
+        assert excluded_count(tokenizer.count, prefix, text, ranges, "", n_full) == expected
+        assert excluded_count(tokenizer.count, prefix, text, ranges, "", n_full, known) == expected
+    # known is asked only at the text's start, its end, or line starts of non-blank lines
+    for a, b in asked:
+        assert a < b and (a == 0 or (text[a - 1] == "\n" and text[a:].split("\n", 1)[0].strip()))
+        assert b == len(text) or (text[b - 1] == "\n" and text[b:].split("\n", 1)[0].strip())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["<tr>", "<TR class='a'>", "<track>", "<td>x</td>", "</tr>", "\n", "<tr", "text"]),
+                min_size=1, max_size=30), st.data())
+def test_html_table_rows_from_the_shared_row_list_equal_a_scan_of_the_slice(parts, data):
+    """Property: ``table_rows`` of an HTML table from the document's row list (shared by its chunks) equals the
+    rows found by scanning each slice itself, for any slice (also one cut right after ``<tr`` of ``<track``)."""
+    import re as _re
+
+    from heritage_pipeline.chunking.boundaries import html_row_starts, table_rows
+    from heritage_pipeline.core.structure import Block
+
+    text = "<table>\n<tr><th>h</th></tr>\n" + "".join(parts) + "\n</table>"
+    header_end = text.index("</tr>") + len("</tr>")
+    b = Block("html_table", 0, len(text), len(text), header_end=header_end)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    tr = _re.compile(r"<tr\b", _re.IGNORECASE)  # the slice scan table_rows did before the shared list
+    lo, hi = max(start, header_end), min(end, len(text))
+    before = len(tr.findall(text, header_end, lo))
+    inside = len(tr.findall(text, lo, hi)) if hi > lo else 0
+    partial = 1 if lo > header_end and text.rfind("<tr", header_end, lo) > text.rfind("</tr", header_end, lo) else 0
+    first, last = before + 1 - partial, before + inside
+    expected = [0, 0] if last < first else [first, last]
+    assert table_rows(text, b, start, end, html_row_starts(text, b)) == expected
+    assert table_rows(text, b, start, end) == expected
