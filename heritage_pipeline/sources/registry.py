@@ -9,7 +9,8 @@ without quote processing, so it cannot swallow the rest of the file.
 
 The mapping: a configured one from ``configs/csv_mappings.yaml`` wins (the first mapping whose ``match`` columns
 are all present; ``registry_type`` is its name); otherwise the columns are mapped from the header confirmed by
-the values (:mod:`heritage_pipeline.sources.columns`; ``registry_type`` ``inferred``, or ``inferred_headerless``
+the values, and a table none of whose columns maps to a name or identifier slot is skipped as "not a registry"
+(:data:`ENTITY_SLOTS`) (:mod:`heritage_pipeline.sources.columns`; ``registry_type`` ``inferred``, or ``inferred_headerless``
 for a file whose first row is data). A one-column file of identifiers (ISIL, Wikidata, GND), with or without a
 header line, is a registry of type ``identifier_list``: one chunk per code. The mapping used and its evidence are
 in the document's ``meta`` (``column_mapping``, ``mapping_evidence``) and in the run summary. Unmapped columns go
@@ -40,12 +41,19 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from heritage_pipeline.core.config import CONFIG_DIR
-from heritage_pipeline.core.structure import DerivedTextBuilder, ParsedDocument, ParseError, Section
+from heritage_pipeline.core.structure import DerivedTextBuilder, NotInputData, ParsedDocument, ParseError, Section
 
 from .columns import (CODE_SLOTS, IDENTIFIER_SLOTS, SAMPLE_ROWS, VALUE_CHECKS, ColumnEvidence, InferredMapping,
                       _fold, country_names, infer_mapping, looks_headerless, slot_sort_key, type_code)
 
 DEFAULT_MAPPINGS = CONFIG_DIR / "csv_mappings.yaml"
+# A table is a registry (of institutions) when some column names them: a name or an identifier. A CSV with none
+# (a stock-price table: Date, Open, High, Low, Close) would become one nameless, identifier-less chunk per row that no
+# question about an institution can retrieve, crowding the index and the record tiers. Such a file is *skipped* with
+# the reason (NotInputData), not quarantined: it is readable, just not input for this source type, and it is never
+# read as a table document behind the user's back (csv_registry promises one chunk per institution, SPEC §2). A
+# configured mapping (configs/csv_mappings.yaml) always wins, so a team that does want such rows configures them.
+ENTITY_SLOTS = frozenset({"preferred_label", "alternative_label"}) | IDENTIFIER_SLOTS
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _ISIL_COUNTRY = re.compile(r"^([A-Z]{2})-")
 
@@ -176,6 +184,8 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         and the problems (location, reason) of rows that could not be read.
     Raises:
         ParseError: empty file, or a single column that is not a list of identifiers.
+        NotInputData: no configured mapping and no column maps to a name or identifier slot (:data:`ENTITY_SLOTS`):
+            "not a registry" (the file is skipped with that reason).
     """
     if mappings is None:
         settings = load_mappings_file()
@@ -215,6 +225,8 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         inferred = infer_mapping(header, sample if headerless else sample[1:], headerless=headerless)
         columns = inferred.columns
         name = "inferred_headerless" if headerless else "inferred"
+        if not any(slot in ENTITY_SLOTS for slot in columns.values()):
+            raise NotInputData(_not_a_registry_reason(header, columns))
     if not headerless:
         try:
             next(reader)
@@ -303,6 +315,14 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
     doc = ParsedDocument(doc_id=doc_id, source_path=source_path, source_type="csv_registry", lang=lang,
                          text=builder.text, blocks=builder.blocks, sections=sections, text_is_raw=False, meta=meta)
     return doc, problems
+
+
+def _not_a_registry_reason(header: list[str], columns: dict[str, str]) -> str:
+    """The skip reason of a table whose columns name no institution (see :data:`ENTITY_SLOTS`)."""
+    shown = ", ".join(header[:6]) + (", …" if len(header) > 6 else "")
+    mapped = ", ".join(f"{c} -> {s}" for c, s in columns.items()) or "none"
+    return (f"not a registry: no column maps to a name or identifier slot (columns {shown}; mapped: {mapped}); "
+            "add an entry to configs/csv_mappings.yaml to read it as one")
 
 
 def record_text(slots: dict[str, str]) -> str:

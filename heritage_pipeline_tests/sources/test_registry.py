@@ -199,3 +199,50 @@ def test_a_header_only_registry_is_reported_as_holding_no_content(tmp_path):
     out = parse_source(load_source(f, source_type="csv_registry"), load_chunking_config())
     assert out.doc is not None and not out.quarantined
     assert out.skipped == [f"{out.doc.source_path}: no text to chunk (the file parsed but holds no content)"]
+
+
+# ------------------------------------------------------------------------------------- tables that are no registry
+def _summary_of(paths):
+    from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs
+    from heritage_pipeline.stages import parse_sources
+
+    sources = [load_source(p, source_type="csv_registry") for p in paths]
+    parsed = parse_sources(sources, load_chunking_config())
+    statuses = {s.path: (s.status, parsed.accounted[s.path].partition(": ")[2] or s.reason) for s in sources}
+    return summarize_inputs(statuses, [parsed_file(d) for d in parsed.docs], parsed.quarantined)
+
+
+def test_a_table_with_no_name_or_identifier_column_is_skipped_as_not_a_registry(tmp_path):
+    """A stock-price table (no column maps to a name or identifier slot) was chunked row by row as institutions;
+    it is skipped with the reason, and the summary's file counts add up (issue 12 trial)."""
+    prices = tmp_path / "prices.csv"
+    prices.write_text("Date,Open,High,Low,Close,Volume\n2003-09-19,29.76,29.97,29.52,29.96,92433800\n"
+                      "2003-09-18,28.49,29.51,28.42,29.50,67268096\n", encoding="utf-8")
+    isils = tmp_path / "holdings.csv"  # counterpart: only an identifier column and numbers is still a registry
+    isils.write_text("isil,volumes,visitors\nNL-AsdRM,120000,2500000\nNL-HlmTM,40000,300000\n", encoding="utf-8")
+    out = parse_source(load_source(prices, source_type="csv_registry"), load_chunking_config())
+    assert out.doc is None and out.quarantined == []
+    assert "not a registry: no column maps to a name or identifier slot" in out.skipped[0]
+    assert "Date, Open, High" in out.skipped[0] and "registration_date" in out.skipped[0]  # the one mapped column
+    kept = parse_source(load_source(isils, source_type="csv_registry"), load_chunking_config())
+    assert kept.doc is not None and len(kept.doc.sections) == 2
+    summary = _summary_of([prices, isils])
+    assert (summary.files, summary.chunked, summary.n_skipped, summary.n_quarantined) == (2, 1, 1, 0)
+    assert any("not a registry" in ln for ln in summary.lines())
+    assert summary.parts["rows"].read == summary.parts["rows"].chunked == 2  # rows of the skipped file not counted
+
+
+def test_matplotlib_msft_stock_prices_are_not_a_registry():
+    """matplotlib's sample ``msft.csv`` (Date, Open, High, Low, Close, Volume, Adj. Close*: package data nobody on
+    the team wrote) is skipped; a configured mapping still reads such a file (configured mappings win)."""
+    import matplotlib
+
+    f = Path(matplotlib.get_data_path()) / "sample_data" / "msft.csv"
+    src = load_source(f, source_type="csv_registry")
+    assert src.text.startswith("Date,Open,High,Low,Close")
+    out = parse_source(src, load_chunking_config())
+    assert out.doc is None and "not a registry" in out.skipped[0]
+    configured = MappingsFile(mappings={"prices": RegistryMapping(match=["Date", "Close"], columns={})})
+    doc, problems = parse_registry(src.text, doc_id="msft", source_path=str(f), lang="en", mappings=configured)
+    assert problems == [] and doc.meta["registry_type"] == "prices"
+    assert len(doc.sections) == len([ln for ln in src.text.splitlines()[1:] if ln.strip()])
