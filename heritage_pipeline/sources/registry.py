@@ -22,7 +22,11 @@ to ``meta.extra`` under their own name, mapped ones as ``slot:<slot>``. Chunk te
 the type words of its name (:func:`~heritage_pipeline.sources.columns.type_code`; never from a place), else the
 registry default (:func:`registry_type_default`: configured, or the type at least ``defaults.type_agreement`` of
 the typed rows share). A row's anchor (its entity) is its name; a row without a name has none.
-Ragged rows keep the cells they have (missing cells are empty, surplus cells become ``column_<n>``). A row the reader
+Ragged rows (a field count other than the header's) keep the cells they have, placed by position (missing cells
+are empty, surplus cells become ``column_<n>``); a cell of a patterned slot (ISIL, URL, e-mail...) failing its
+check there stays under its column name; the cells not placed in a slot are shown in the row's text too, so text
+and ``meta.extra`` hold the same values, and one warning per file names the line
+numbers (grouped ranges, :func:`ragged_summary`: ``doc.meta["ragged_rows"]``, the log and the run summary). A row the reader
 cannot parse is reported as a problem (quarantined by the caller as ``<file>#row N (line L)``); the other rows
 proceed. Each row's span is its character range in the decoded file, line ending excluded.
 """
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import csv
 import fnmatch
+import logging
 import re
 from collections import Counter
 from pathlib import Path
@@ -54,6 +59,10 @@ DEFAULT_MAPPINGS = CONFIG_DIR / "csv_mappings.yaml"
 # read as a table document behind the user's back (csv_registry promises one chunk per institution, SPEC §2). A
 # configured mapping (configs/csv_mappings.yaml) always wins, so a team that does want such rows configures them.
 ENTITY_SLOTS = frozenset({"preferred_label", "alternative_label"}) | IDENTIFIER_SLOTS
+# slots whose values have a pattern of their own (checked on ragged rows, where cells may sit in the wrong column)
+_PATTERNED_SLOTS = IDENTIFIER_SLOTS | {"website", "email", "telephone", "postal_code", "latitude", "longitude",
+                                       "coordinates", "registration_date"}
+_log = logging.getLogger(__name__)
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _ISIL_COUNTRY = re.compile(r"^([A-Z]{2})-")
 
@@ -236,6 +245,7 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
     builder = DerivedTextBuilder()
     sections: list[Section] = []
     problems: list[tuple[str, str]] = []
+    ragged_lines: list[tuple[int, int]] = []  # (line number, fields) of rows whose field count differs from the header
     row_no = 0
     while True:
         start = lines.pos
@@ -265,8 +275,13 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
             problems.append((f"row {row_no} (line {text.count(chr(10), 0, start) + 1})",
                              f"not a {ident_slot} in a list of identifiers: {row[0].strip()[:60]!r}"))
             continue
-        slots, extra = _map_row(header, row, columns)
+        ragged = _ragged(row, len(header))
+        if ragged:
+            ragged_lines.append((text.count(chr(10), 0, start) + 1, len(row)))
+        slots, extra = _map_row(header, row, columns, ragged=ragged)
         body = record_text(slots)
+        if ragged:  # the cells the header could not place are shown, so the text holds what the metadata holds
+            body = "\n".join(filter(None, [body, *(f"{k}: {v}" for k, v in extra.items())]))
         if not body:
             body = "\n".join(f"{k}: {v}" for k, v in extra.items())
         raw_end = _trim_end(text, start, end)
@@ -312,6 +327,9 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
             "rows": row_no, "rows_chunked": len(sections), "rows_left_out": row_no - len(sections) - len(problems)}
     if inferred is not None:
         meta["mapping_evidence"] = [asdict(e) for e in inferred.evidence]
+    if ragged_lines:
+        meta["ragged_rows"] = ragged_summary(ragged_lines, len(header))
+        _log.warning("%s: %s", source_path, meta["ragged_rows"]["message"])
     doc = ParsedDocument(doc_id=doc_id, source_path=source_path, source_type="csv_registry", lang=lang,
                          text=builder.text, blocks=builder.blocks, sections=sections, text_is_raw=False, meta=meta)
     return doc, problems
@@ -394,7 +412,43 @@ def _pick_mapping(header: list[str], mappings: dict[str, RegistryMapping]) -> tu
     return "unmapped", None
 
 
-def _map_row(header: list[str], row: list[str], columns: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+def _ragged(row: list[str], n_header: int) -> bool:
+    """A row whose field count differs from the header's: fewer fields, or surplus fields that hold a value (a
+    trailing empty field, ``a,b,c,``, is an export habit, not a shifted row)."""
+    return len(row) < n_header or any(c.strip() for c in row[n_header:])
+
+
+def ragged_summary(lines: list[tuple[int, int]], n_header: int) -> dict[str, Any]:
+    """The file-level warning of ragged rows: ``{"count", "header_fields", "lines", "fields", "message"}``, the line
+    numbers (1-based) grouped into ranges (``3-5, 9``) in the message, at most 20 ranges shown.
+
+    Args:
+        lines: ``(line number, field count)`` of each ragged row, in file order.
+        n_header: the header's field count.
+    """
+    nums = [ln for ln, _ in lines]
+    ranges: list[str] = []
+    for ln in nums:
+        if ranges and ranges[-1].split("-")[-1] == str(ln - 1):
+            ranges[-1] = f"{ranges[-1].split('-')[0]}-{ln}"
+        else:
+            ranges.append(str(ln))
+    fields = Counter(n for _, n in lines)
+    shown = ", ".join(ranges[:20]) + (f", … ({len(ranges) - 20} more ranges)" if len(ranges) > 20 else "")
+    counts = ", ".join(f"{k} fields: {v}" for k, v in sorted(fields.items()))
+    message = (f"{len(lines)} row{'s' if len(lines) != 1 else ''} with a field count other than the header's "
+               f"{n_header} ({counts}) at line{'s' if len(lines) != 1 else ''} {shown}; kept, cells placed by "
+               "position (missing cells empty; surplus cells, and identifier cells failing their pattern, shown under "
+               "their column name)")
+    return {"count": len(lines), "header_fields": n_header, "lines": nums[:1000],
+            "fields": {str(k): v for k, v in sorted(fields.items())}, "message": message}
+
+
+def _map_row(header: list[str], row: list[str], columns: dict[str, str], *,
+             ragged: bool = False) -> tuple[dict[str, str], dict[str, str]]:
+    """Cells -> (slot values, other values by column name). On a ragged row (cells shifted against the header) a
+    cell of an identifier or strictly patterned slot (ISIL, Wikidata, e-mail, URL...) whose value fails that slot's
+    check is not taken as the slot: it stays under its column name, so ``isil_code: C`` is never claimed."""
     slots: dict[str, str] = {}
     extra: dict[str, str] = {}
     for i, cell in enumerate(row):
@@ -403,6 +457,8 @@ def _map_row(header: list[str], row: list[str], columns: dict[str, str]) -> tupl
         if not value:
             continue
         slot = columns.get(col)
+        if slot and ragged and slot in _PATTERNED_SLOTS and not VALUE_CHECKS[slot](value):
+            slot = None
         target, key = (slots, slot) if slot else (extra, col)
         if key in target and target[key] != value:  # two columns of one name or slot: keep both values
             target[key] = f"{target[key]}; {value}"
