@@ -232,6 +232,8 @@ def registry_mapping_line(path: str, meta: dict[str, Any]) -> str:
         line += f"; {len(unmapped)} unmapped (kept in meta.extra)"
     if meta.get("custodian_type_default"):
         line += f"; default type {meta['custodian_type_default']} ({meta.get('custodian_type_default_source')})"
+    if meta.get("country_code_default"):
+        line += f"; default country {meta['country_code_default']} ({meta.get('country_code_default_source')})"
     return line
 
 

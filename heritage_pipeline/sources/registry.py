@@ -21,7 +21,10 @@ to ``meta.extra`` under their own name, mapped ones as ``slot:<slot>``. Chunk te
 ``defaults.data_tier`` (``TIER_1_AUTHORITATIVE``, SPEC §2). ``custodian_type``: from the row's type column, else
 the type words of its name (:func:`~heritage_pipeline.sources.columns.type_code`; never from a place), else the
 registry default (:func:`registry_type_default`: configured, or the type at least ``defaults.type_agreement`` of
-the typed rows share). A row's anchor (its entity) is its name; a row without a name has none.
+the typed rows share). ``country_code``: the row's ISIL prefix, else its country column, else the shape of its
+address (:func:`postal_country`: a US ZIP code with a USPS state code, a postcode format of one country), never a
+place name; rows without any take the registry's country when at least ``defaults.country_agreement`` of all rows
+show it (:func:`registry_country_default`). A row's anchor (its entity) is its name; a row without a name has none.
 Ragged rows (a field count other than the header's) keep the cells they have, placed by position (missing cells
 are empty, surplus cells become ``column_<n>``); a cell of a patterned slot (ISIL, URL, e-mail...) failing its
 check there stays under its column name; the cells not placed in a slot are shown in the row's text too, so text
@@ -84,6 +87,8 @@ class RegistryDefaults(BaseModel):
     custodian_type: str | None = None
     # the inferred registry default: the type at least this share of the typed rows agree on (0-1)
     type_agreement: float = Field(default=0.9, ge=0.5, le=1.0)
+    # rows without a country of their own take the country at least this share of all rows show (0-1)
+    country_agreement: float = Field(default=0.9, ge=0.5, le=1.0)
 
 
 class RegistryFileRule(BaseModel):
@@ -189,7 +194,8 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         mappings: the configured mappings (a dict, or the whole :class:`MappingsFile`); default the project's file.
     Returns:
         The document (``meta``: ``registry_type``, ``delimiter``, ``columns``, ``column_mapping``,
-        ``mapping_evidence``, ``headerless``, ``rows``/``rows_chunked``/``rows_left_out``, ``custodian_type_default``)
+        ``mapping_evidence``, ``headerless``, ``rows``/``rows_chunked``/``rows_left_out``, ``custodian_type_default``,
+        ``country_code_default``, ``ragged_rows`` when some rows' field count differs from the header's)
         and the problems (location, reason) of rows that could not be read.
     Raises:
         ParseError: empty file, or a single column that is not a list of identifiers.
@@ -291,7 +297,7 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         label = slots.get("preferred_label", "")
         isil = slots.get("isil_code", "")
         m = _ISIL_COUNTRY.match(isil)
-        country = m.group(1) if m else country_names().get(_fold(slots.get("country", "")))
+        country = m.group(1) if m else country_names().get(_fold(slots.get("country", ""))) or postal_country(slots)
         row_type = type_code(slots.get("custodian_type", "")) or type_code(label)  # never from a place name
         sections.append(
             Section(
@@ -321,9 +327,16 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         for sec in sections:
             if sec.meta["custodian_type"] is None:
                 sec.meta["custodian_type"] = default
+    country_default, country_source = registry_country_default(
+        [s.meta["country_code"] for s in sections], settings.defaults.country_agreement)
+    if country_default:
+        for sec in sections:
+            if sec.meta["country_code"] is None:
+                sec.meta["country_code"] = country_default
     meta = {"registry_type": name, "delimiter": delimiter, "columns": header, "column_mapping": columns,
             "headerless": headerless, "data_tier": tier, "custodian_type_default": default,
             "custodian_type_default_source": default_source,
+            "country_code_default": country_default, "country_code_default_source": country_source,
             "rows": row_no, "rows_chunked": len(sections), "rows_left_out": row_no - len(sections) - len(problems)}
     if inferred is not None:
         meta["mapping_evidence"] = [asdict(e) for e in inferred.evidence]
@@ -365,6 +378,53 @@ def registry_type_default(codes: list[str | None], configured: str | None, agree
     code, n = Counter(typed).most_common(1)[0]
     if n / len(typed) >= agreement:
         return code, f"inferred ({n / len(typed):.3f} of {len(typed)} typed rows)"
+    return None, "none"
+
+
+# USPS codes of the 50 states, DC and the inhabited territories (the ISO 3166-2:US subdivision codes). Written out
+# here: pycountry, which has them, is not a dependency, and babel (CLDR) has territory names but no subdivisions.
+US_STATE_CODES = frozenset(
+    "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA "
+    "RI SC SD TN TX UT VT VA WA WV WI WY DC AS GU MP PR VI".split())
+_US_ZIP = re.compile(r"^\d{5}(?:-?\d{4})?$")
+# postcode shapes that belong to one country only (a bare 4-5 digit code does not: DE, FR, BE, CH... share it)
+_POSTCODE_COUNTRIES = ((re.compile(r"^[1-9]\d{3}\s?[A-Z]{2}$"), "NL"),
+                       (re.compile(r"^[A-Z]\d[A-Z]\s?\d[A-Z]\d$"), "CA"),
+                       (re.compile(r"^[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}$"), "GB"))
+
+
+def postal_country(slots: dict[str, str]) -> str | None:
+    """The country a row's address proves by its shape, never by a place name: a US ZIP code (``99556``,
+    ``99577-7743``) *together with* a USPS state code in the region slot (``AK``) is US; a postcode whose format only
+    one country uses is that country (``1012 AB`` NL, ``K1A 0B1`` CA, ``SW1A 1AA`` GB). None otherwise.
+
+    Args:
+        slots: the row's slot values (``postal_code``, ``region``).
+    Returns:
+        ISO 3166-1 alpha-2 code or None.
+    """
+    pc = slots.get("postal_code", "").strip().upper()
+    if not pc:
+        return None
+    if _US_ZIP.match(pc) and slots.get("region", "").strip().upper() in US_STATE_CODES:
+        return "US"
+    return next((cc for rx, cc in _POSTCODE_COUNTRIES if rx.match(pc)), None)
+
+
+def registry_country_default(codes: list[str | None], agreement: float = 0.9) -> tuple[str | None, str]:
+    """The country for rows without evidence of their own: the one that at least ``agreement`` (0-1) of *all* rows
+    show by their own evidence (ISIL prefix, country column, postcode shape: :func:`postal_country`), at least 3
+    rows; ``(None, "none")`` otherwise. A registry of mixed countries, or one whose rows say nothing, gets none.
+
+    Returns:
+        (alpha-2 code or None, ``inferred (<share> of <n> rows)`` | ``none``).
+    """
+    known = [c for c in codes if c]
+    if len(known) < 3:
+        return None, "none"
+    code, n = Counter(known).most_common(1)[0]
+    if n / len(codes) >= agreement:
+        return code, f"inferred ({n / len(codes):.3f} of {len(codes)} rows)"
     return None, "none"
 
 
@@ -470,4 +530,4 @@ def _map_row(header: list[str], row: list[str], columns: dict[str, str], *,
 def registry_columns(doc: ParsedDocument) -> dict[str, Any]:
     """Registry-level facts for run metadata (mapping used and how it was found, delimiter, header)."""
     return {k: doc.meta.get(k) for k in ("registry_type", "delimiter", "columns", "column_mapping", "headerless",
-                                         "data_tier", "custodian_type_default")}
+                                         "data_tier", "custodian_type_default", "country_code_default")}

@@ -323,3 +323,51 @@ def test_shared_wikidata_export_short_rows_are_warned_once_and_read_unchanged(sh
     assert doc.meta["ragged_rows"]["count"] == len(short)
     for meta, text, _ in _rows(doc):
         assert all(k.startswith("slot:") for k in meta["extra"])  # no cell left unplaced on these rows
+
+
+# ---------------------------------------------------------------------------------------------------- country
+def test_us_rows_get_their_country_from_zip_and_state_codes_never_from_a_place_name(tmp_path):
+    """A US registry (state column -> region, ZIP codes) has no ISIL and no country column: each row with a ZIP code
+    and a USPS state code is US, the rest take US only because nearly all rows agree; "Paris" (Texas) is no evidence
+    for France, and a German PLZ beside "BY" (Bavaria) proves nothing (trial defect: PLS rows had no country)."""
+    f = tmp_path / "pls.csv"
+    rows = [("TX", "PARIS PUBLIC LIBRARY", "PARIS", "75460")] + [("CA", f"LIBRARY {i}", "FRESNO", f"9{i:04d}")
+                                                                  for i in range(18)] + [("CA", "BOOKMOBILE", "", "")]
+    f.write_text("STABR,LIBNAME,CITY,ZIP\n" + "".join(",".join(r) + "\n" for r in rows), encoding="utf-8")
+    src, doc, _ = _parse_file(f)
+    assert doc.meta["column_mapping"]["STABR"] == "region" and doc.meta["column_mapping"]["ZIP"] == "postal_code"
+    codes = [m["country_code"] for m, _, _ in _rows(doc)]
+    assert codes == ["US"] * 20 and doc.meta["country_code_default"] == "US"
+    assert doc.meta["country_code_default_source"] == "inferred (0.950 of 20 rows)"  # 19 rows with their own evidence
+    strict = MappingsFile.model_validate({"defaults": {"country_agreement": 1.0}})  # the config key is read
+    doc2, _ = parse_registry(src.text, doc_id="p", source_path="pls.csv", lang="en", mappings=strict)
+    assert [s.meta["country_code"] for s in doc2.sections][-1] is None and doc2.meta["country_code_default"] is None
+    de = tmp_path / "bayern.csv"
+    de.write_text("name,bundesland,plz,ort\nStadtbibliothek München,BY,80331,München\nStadtbibliothek Nürnberg,BY,90402,"
+                  "Nürnberg\nStaatsbibliothek Bamberg,BY,96049,Bamberg\n", encoding="utf-8")
+    _, doc3, _ = _parse_file(de)
+    assert [m["country_code"] for m, _, _ in _rows(doc3)] == [None, None, None]
+
+
+@pytest.mark.parametrize("slots, expected", [
+    ({"postal_code": "99577-7743", "region": "AK"}, "US"), ({"postal_code": "99556", "region": "ak"}, "US"),
+    ({"postal_code": "99556"}, None), ({"postal_code": "80331", "region": "BY"}, None),
+    ({"postal_code": "1012 AB"}, "NL"), ({"postal_code": "K1A 0B1"}, "CA"), ({"postal_code": "SW1A 1AA"}, "GB"),
+    ({"postal_code": "75001", "settlement": "Paris"}, None), ({"region": "CA"}, None),
+])
+def test_postal_country(slots, expected):
+    from heritage_pipeline.sources.registry import postal_country
+
+    assert postal_country(slots) == expected
+
+
+def test_real_pls_outlets_are_all_us(shared_data):
+    """The IMLS PLS FY19 outlet file (realworld, 2,400 rows, no ISIL, no country column): every row US."""
+    path = shared_data / "realworld/raw/csv_registry/library-eda/data/PLS_FY19_Outlet_pud19i.head2400.csv"
+    src, doc, _ = _parse_file(path)
+    rows = _rows(doc)
+    assert len(rows) == 2400 and {m["country_code"] for m, _, _ in rows} == {"US"}
+    assert doc.meta["country_code_default"] == "US"
+    # the other realworld registries keep the countries their own rows show (mixed: no default)
+    src2, doc2, _ = _parse_file(shared_data / "realworld/raw/csv_registry/OpenSourceInLibraries/libraries.csv")
+    assert doc2.meta["country_code_default"] is None and len({s.meta["country_code"] for s in doc2.sections}) > 3
