@@ -227,7 +227,8 @@ EXTRA_COMPOUNDS: dict[str, str] = {"bucherei": "L", "mediathek": "L", "bibliothe
 # CJK type words are matched as substrings (no word boundaries in Japanese/Chinese)
 CJK_TYPE_WORDS: dict[str, str] = {"図書館": "L", "図書室": "L", "文庫": "L", "博物館": "M", "美術館": "G",
                                   "資料館": "M", "文書館": "A", "公文書館": "A", "档案馆": "A", "图书馆": "L",
-                                  "博物馆": "M"}
+                                  "博物馆": "M", "アーカイブ": "A", "ミュージアム": "M", "ライブラリ": "L",
+                                  "ギャラリー": "G"}  # katakana loanwords: archive(s), museum, library, gallery
 
 
 def type_code(value: str) -> str | None:

@@ -18,10 +18,13 @@ to ``meta.extra`` under their own name, mapped ones as ``slot:<slot>``. Chunk te
 (:func:`record_text`: name, type, place, identifiers first; long code columns stay in ``meta.extra`` only).
 ``data_tier``: the first matching ``files`` rule of the mapping file, else the configured mapping's tier (e.g.
 ``TIER_2_VERIFIED`` for the Wikidata export, as the schema's ``DataTierEnum`` classes Wikidata), else
-``defaults.data_tier`` (``TIER_1_AUTHORITATIVE``, SPEC §2). ``custodian_type``: from the row's type column, else
-the type words of its name (:func:`~heritage_pipeline.sources.columns.type_code`; never from a place), else the
-registry default (:func:`registry_type_default`: configured, or the type at least ``defaults.type_agreement`` of
-the typed rows share). ``country_code``: the row's ISIL prefix, else its country column, else the shape of its
+``defaults.data_tier`` (``TIER_1_AUTHORITATIVE``, SPEC §2). ``custodian_type``: the GLAMORCUBESFIXPHDNT code of the row's type column (its
+value stays verbatim in the text and in ``meta.extra["slot:custodian_type"]``, e.g. ``custodian_type: 公共図書館(市立)
+(23)`` with ``meta.custodian_type`` ``L``: the text shows the source, the metadata its code), else the type words of
+its name (:func:`~heritage_pipeline.sources.columns.type_code`; never from a place), else, for a
+row with no type value of its own, the registry default (:func:`registry_type_default`: configured, or the type at
+least ``defaults.type_agreement`` of the typed rows share); type values that name no code are counted in
+``meta.custodian_type_unrecognised``. ``country_code``: the row's ISIL prefix, else its country column, else the shape of its
 address (:func:`postal_country`: a US ZIP code with a USPS state code, a postcode format of one country), never a
 place name; rows without any take the registry's country when at least ``defaults.country_agreement`` of all rows
 show it (:func:`registry_country_default`). A row's anchor (its entity) is its name; a row without a name has none.
@@ -252,6 +255,7 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
     sections: list[Section] = []
     problems: list[tuple[str, str]] = []
     ragged_lines: list[tuple[int, int]] = []  # (line number, fields) of rows whose field count differs from the header
+    untyped: Counter[str] = Counter()  # type-column values that name no custodian type code (row count per value)
     row_no = 0
     while True:
         start = lines.pos
@@ -299,6 +303,8 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         m = _ISIL_COUNTRY.match(isil)
         country = m.group(1) if m else country_names().get(_fold(slots.get("country", ""))) or postal_country(slots)
         row_type = type_code(slots.get("custodian_type", "")) or type_code(label)  # never from a place name
+        if row_type is None and slots.get("custodian_type"):  # a type of its own that names no code: no default
+            untyped[slots["custodian_type"]] += 1
         sections.append(
             Section(
                 anchors=[label] if label else [],  # a row without a name has no entity of its own
@@ -325,7 +331,9 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         [s.meta["custodian_type"] for s in sections], type_default, settings.defaults.type_agreement)
     if default:
         for sec in sections:
-            if sec.meta["custodian_type"] is None:
+            # the default is for rows without a type of their own: a row whose type column says something the type
+            # words do not know ("アーカイブズ", "Sonstige") keeps no code rather than one its own text contradicts
+            if sec.meta["custodian_type"] is None and not sec.meta["extra"].get("slot:custodian_type"):
                 sec.meta["custodian_type"] = default
     country_default, country_source = registry_country_default(
         [s.meta["country_code"] for s in sections], settings.defaults.country_agreement)
@@ -337,6 +345,7 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
             "headerless": headerless, "data_tier": tier, "custodian_type_default": default,
             "custodian_type_default_source": default_source,
             "country_code_default": country_default, "country_code_default_source": country_source,
+            "custodian_type_unrecognised": dict(untyped.most_common(10)),
             "rows": row_no, "rows_chunked": len(sections), "rows_left_out": row_no - len(sections) - len(problems)}
     if inferred is not None:
         meta["mapping_evidence"] = [asdict(e) for e in inferred.evidence]

@@ -371,3 +371,40 @@ def test_real_pls_outlets_are_all_us(shared_data):
     # the other realworld registries keep the countries their own rows show (mixed: no default)
     src2, doc2, _ = _parse_file(shared_data / "realworld/raw/csv_registry/OpenSourceInLibraries/libraries.csv")
     assert doc2.meta["country_code_default"] is None and len({s.meta["country_code"] for s in doc2.sections}) > 3
+
+
+# ------------------------------------------------------------------------------------------- custodian type column
+def test_free_text_type_column_text_shows_the_source_value_and_meta_its_code(tmp_path):
+    """A Japanese category column: the text keeps the source value, meta.custodian_type is its code; a type value
+    that names no code never takes the registry default its own text contradicts (trial: アーカイブズ rows were L)."""
+    f = tmp_path / "jp.tsv"
+    rows = [("公共図書館(市立) (23)", f"市立図書館{i}", f"JP-10000{i:02d}") for i in range(12)]
+    rows += [("アーカイブズ (90)", "県立歴史館", "JP-1000090"), ("その他 (99)", "情報センター", "JP-1000099")]
+    f.write_text("".join("\t".join(("1", t, "2004", n, i)) + "\n" for t, n, i in rows), encoding="utf-8")
+    _, doc, _ = _parse_file(f)
+    by_name = {m["extra"]["slot:preferred_label"]: (m, text) for m, text, _ in _rows(doc)}
+    lib_meta, lib_text = by_name["市立図書館0"]
+    assert "custodian_type: 公共図書館(市立) (23)" in lib_text and lib_meta["custodian_type"] == "L"
+    assert lib_meta["extra"]["slot:custodian_type"] == "公共図書館(市立) (23)"
+    assert doc.meta["custodian_type_default"] == "L"
+    assert by_name["県立歴史館"][0]["custodian_type"] == "A"  # katakana "archives"
+    other = by_name["情報センター"][0]
+    assert other["custodian_type"] is None and "custodian_type: その他 (99)" in by_name["情報センター"][1]
+    assert doc.meta["custodian_type_unrecognised"] == {"その他 (99)": 1}
+
+
+def test_real_ndl_libraries_type_codes_agree_with_their_type_column(shared_data):
+    """ndl-lab crd-api-sample libraries.tsv (818 rows): no row's code contradicts its own category value."""
+    from heritage_pipeline.sources.columns import type_code
+
+    _, doc, _ = _parse_file(shared_data / "realworld/raw/csv_registry/crd-api-sample/libraries.tsv")
+    archives = 0
+    for meta, text, _ in _rows(doc):
+        value = meta["extra"].get("slot:custodian_type", "")
+        assert value and f"custodian_type: {value}" in text
+        if type_code(value):
+            assert meta["custodian_type"] == type_code(value)
+        archives += value.startswith("アーカイブズ")
+        if value.startswith("アーカイブズ"):
+            assert meta["custodian_type"] == "A"  # from its own category (katakana "archives"), never the default L
+    assert archives == 10
