@@ -120,8 +120,7 @@ def enrich_chunks(chunks: list[Chunk], config: ChunkingConfig, embedder=None, do
             # (meta.language arrives as the document's language from the chunker; afterwards both are the chunk's)
             lang, conf = chunk_language(c.text, c.meta.language, policy=policy, source_type=c.meta.source_type)
             c.meta.lang = c.meta.language = lang
-            if conf is not None:  # None: a registry row, not detected; it keeps its file's confidence (or None)
-                c.meta.lang_confidence = round(conf, 4)
+            c.meta.lang_confidence = round(conf, 4) if conf is not None else None
         with timed(timings, "tables_code"):
             enrich_structure(c, config)
         if ctx.entities.ner == "simple":

@@ -157,13 +157,13 @@ def _registry_chunks(paths):
     parsed = parse_sources(sources, cfg)
     chunks = chunk_documents(parsed.docs, cfg)
     enrich_stage(chunks, cfg, None, None, None)
-    return sources, chunks
+    return sources, chunks, {d.source_path: d for d in parsed.docs}
 
 
 def test_two_row_dutch_registry_is_dutch_from_its_header_and_rows_beside_an_english_one(tmp_path):
     """A two-row Dutch CSV (header and one row) was tagged en (no confident group of rows, so its folder's language, from an English
-    sibling): the header's Dutch words and the rows' text agree on nl; every row says nl with the file's confidence
-    and the partition language is the same (issue 13 item 7, trial defect)."""
+    sibling): the header's Dutch words and the rows' text agree on nl, with the file's confidence in the document's
+    meta; every row says nl, the partition language (issue 13 item 7, trial defect)."""
     nl = tmp_path / "musea.csv"
     nl.write_text("naam,plaats\nCafé Museum,Zwolle Stad\n", encoding="utf-8")
     en = tmp_path / "libraries.csv"
@@ -171,14 +171,14 @@ def test_two_row_dutch_registry_is_dutch_from_its_header_and_rows_beside_an_engl
                                                  f"with a reading room and a children's library\n" for i in range(30)),
                   encoding="utf-8")
     assert document_language([nl.read_text().replace(",", " ")], markup=False)[0] == UNDETERMINED  # still the case
-    sources, chunks = _registry_chunks([nl, en])
+    sources, chunks, docs = _registry_chunks([nl, en])
     src_nl = sources[0]
     assert src_nl.lang == "nl" and 0 < src_nl.lang_confidence < 0.8
+    assert docs[str(nl)].meta["lang_confidence"] == round(src_nl.lang_confidence, 4)  # the file's confidence
     rows = [c for c in chunks if c.meta.source_path == str(nl)]
     assert len(rows) == 1
-    for c in rows:
-        assert c.meta.lang == c.meta.language == src_nl.partition[1] == "nl"
-        assert c.meta.lang_confidence == round(src_nl.lang_confidence, 4)
+    for c in rows:  # a row is not detected on its own: the file's language, no confidence of its own
+        assert c.meta.lang == c.meta.language == src_nl.partition[1] == "nl" and c.meta.lang_confidence is None
     assert {c.meta.lang for c in chunks if c.meta.source_path == str(en)} == {"en"}
 
 
@@ -189,7 +189,7 @@ def test_two_row_dutch_registry_is_dutch_from_its_header_and_rows_beside_an_engl
 def test_a_registry_without_agreeing_evidence_stays_undetermined_and_its_rows_follow(tmp_path, text):
     f = tmp_path / "tiny.csv"
     f.write_text(text, encoding="utf-8")
-    sources, chunks = _registry_chunks([f])
+    sources, chunks, _ = _registry_chunks([f])
     assert sources[0].lang == UNDETERMINED and chunks
     assert {(c.meta.lang, c.meta.lang_confidence) for c in chunks} == {(UNDETERMINED, None)}  # rows not guessed
 
@@ -198,8 +198,9 @@ def test_real_registries_keep_one_language_per_file_with_a_confidence(shared_dat
     base = shared_data / "realworld" / "raw" / "csv_registry"
     expected = {"cdvost2018/libraries.csv": "de", "crd-api-sample/libraries.tsv": "ja",
                 "library-eda/data/PLS_FY19_Outlet_pud19i.head2400.csv": "en"}
-    sources, chunks = _registry_chunks([base / rel for rel in expected])
+    sources, chunks, docs = _registry_chunks([base / rel for rel in expected])
     for s, (rel, lang) in zip(sources, expected.items()):
         assert s.lang == lang and s.lang_confidence > 0.5, rel
+        assert docs[s.path].meta["lang_confidence"] == round(s.lang_confidence, 4)
         rows = [c for c in chunks if c.meta.source_path == s.path]
-        assert rows and {(c.meta.lang, c.meta.lang_confidence) for c in rows} == {(lang, round(s.lang_confidence, 4))}
+        assert rows and {c.meta.lang for c in rows} == {lang}
