@@ -292,7 +292,7 @@ def test_a_town_and_country_in_one_location_slot_are_split_in_meta(tmp_path):
 # ----------------------------------------------------------------------------------------- schema metadata files
 @pytest.mark.parametrize("name, text, detail", [
     ("header.yaml", "id: https://example.org/heritage\nname: heritage\nprefixes:\n  linkml: https://w3id.org/linkml/\n"
-                    "  hc: https://example.org/hc/\ndefault_prefix: hc\nimports:\n  - linkml:types\n", "keys default_prefix"),
+                    "  hc: https://example.org/hc/\ndefault_prefix: hc\nimports:\n  - linkml:types\n", "schema header: id / prefixes"),
     ("prefixes.yaml", '{"schema": "http://schema.org/", "skos": "http://www.w3.org/2004/02/skos/core#",\n'
                       ' "IAO": "http://purl.obolibrary.org/obo/IAO_", "Alias": {"@id": "skosxl:Label"}}\n', "4 prefixes"),
 ])
@@ -326,3 +326,16 @@ def test_instance_data_with_urls_or_prefixes_is_not_a_schema(tmp_path, text):
     f.write_text(text, encoding="utf-8")
     out = parse_source(load_source(f, source_type="yaml_instance"), load_chunking_config())
     assert out.doc is not None and out.skipped == [] and len(out.doc.sections) == 1
+
+
+def test_shared_schema_modules_without_classes_are_skipped_not_quarantined(shared_data):
+    """The heritage schema's parsimony modules (shared data: id / prefixes / imports and mappings, no classes) were
+    quarantined as "LinkML schema ... cannot be loaded"; they are schema files, skipped with the schema reason."""
+    folder = shared_data / "heritage" / "linkml_schema_EUPL" / "parsimony"
+    files = sorted((folder / "mappings").glob("*.yaml")) + [folder / "parsimony_core.yaml"]
+    assert len(files) >= 10
+    for f in files:
+        out = parse_source(load_source(f, source_type="yaml_instance"), load_chunking_config())
+        assert out.doc is None and out.quarantined == [], f
+        assert out.skipped == [f"{f}: LinkML schema, not instance data (schema header: id / prefixes / imports, no "
+                               "classes or slots)"]
