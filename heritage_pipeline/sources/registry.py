@@ -254,7 +254,7 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
     builder = DerivedTextBuilder()
     sections: list[Section] = []
     problems: list[tuple[str, str]] = []
-    ragged_lines: list[tuple[int, int]] = []  # (line number, fields) of rows whose field count differs from the header
+    ragged_lines: list[tuple[int, int]] = []  # (start offset, fields) of rows whose field count differs from the header
     untyped: Counter[str] = Counter()  # type-column values that name no custodian type code (row count per value)
     row_no = 0
     while True:
@@ -287,7 +287,7 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
             continue
         ragged = _ragged(row, len(header))
         if ragged:
-            ragged_lines.append((text.count(chr(10), 0, start) + 1, len(row)))
+            ragged_lines.append((start, len(row)))  # (offsets; line numbers counted once at the end)
         slots, extra = _map_row(header, row, columns, ragged=ragged)
         body = record_text(slots)
         if ragged:  # the cells the header could not place are shown, so the text holds what the metadata holds
@@ -350,7 +350,12 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
     if inferred is not None:
         meta["mapping_evidence"] = [asdict(e) for e in inferred.evidence]
     if ragged_lines:
-        meta["ragged_rows"] = ragged_summary(ragged_lines, len(header))
+        numbered, line, pos = [], 1, 0
+        for start, n_fields in ragged_lines:  # one pass over the text, however many rows are ragged
+            line += text.count("\n", pos, start)
+            pos = start
+            numbered.append((line, n_fields))
+        meta["ragged_rows"] = ragged_summary(numbered, len(header))
         _log.warning("%s: %s", source_path, meta["ragged_rows"]["message"])
     doc = ParsedDocument(doc_id=doc_id, source_path=source_path, source_type="csv_registry", lang=lang,
                          text=builder.text, blocks=builder.blocks, sections=sections, text_is_raw=False, meta=meta)
