@@ -34,6 +34,27 @@ def is_fence_line(s: str) -> bool:
     return bool(_FENCE_LINE.match(s))
 
 
+# a fence inside a blockquote: the ``>`` markers (one per level), then the fence run (``> ```python``)
+_QUOTED_FENCE_OPEN = re.compile(r"^[ \t]*((?:>[ \t]?)+)[ \t]*(`{3,}|~{3,})")
+_QUOTED_FENCE_LINE = re.compile(r"^[ \t]*(?:>[ \t]?)+[ \t]*(`{3,}|~{3,})[ \t]*$")
+
+
+def is_region_fence_line(s: str) -> bool:
+    """A closing fence line of a fenced region inside a container: plain (``````` ``), or inside a blockquote
+    (``> ``````` ``, ``> > ~~~``)."""
+    return bool(_FENCE_LINE.match(s) or _QUOTED_FENCE_LINE.match(s))
+
+
+def region_fence(line: str) -> str:
+    """The closing fence a piece of the fenced region opened by ``line`` embeds as its suffix: the fence run, after
+    the line's blockquote markers when the fence sits in a blockquote (``> ```python`` -> ``> ```````), so that
+    the embedded piece is a balanced fenced block inside its quote (SPEC §3)."""
+    qm = _QUOTED_FENCE_OPEN.match(line)
+    if qm:
+        return "> " * qm.group(1).count(">") + qm.group(2)
+    return _FENCE_OPEN.match(line).group(1)
+
+
 def fence_of(text: str, b: Block) -> tuple[str, int] | None:
     """(opening fence run, start of the closing fence line or -1 when the block is unclosed) of a fenced code block;
     None for a block that is not fenced code (indented code, other kinds). Reads the opening line and the block's
@@ -99,8 +120,9 @@ def line_pieces(text: str, start: int, end: int, group_fences: bool = True) -> l
     """Lines of text[start:end] as (start, content_end, end, fence_line, True); blank lines join the line before them
     (the last element says the piece starts on an additive boundary: a line start always does).
 
-    With ``group_fences`` a fenced code region inside the range (a fence in a list item or an admonition) is one
-    piece from its opening to its closing fence line, and ``fence_line`` holds the opening line (else "").
+    With ``group_fences`` a fenced code region inside the range (a fence in a list item, an admonition or a
+    blockquote: ``> ```python`` ... ``> ``````` ``) is one piece from its opening to its closing fence line, and
+    ``fence_line`` holds the opening line (else "").
     """
     out: list[list[Any]] = []
     region = False
@@ -128,8 +150,11 @@ def line_pieces(text: str, start: int, end: int, group_fences: bool = True) -> l
         out.append([s, rstrip_end(text, s, le), nxt, ""])
         if group_fences:
             fm = _FENCE_OPEN.match(line)
-            if fm and not (fm.group(1)[0] == "`" and "`" in line[fm.end() :]):
-                fence_close = re.compile(r"^[ \t]*" + re.escape(fm.group(1)[0]) + "{" + str(len(fm.group(1))) + r",}[ \t]*$")
+            quoted = fm is None and (fm := _QUOTED_FENCE_OPEN.match(line)) is not None  # a fence in a blockquote
+            run = fm.group(2 if quoted else 1) if fm else ""
+            if fm and not (run[0] == "`" and "`" in line[fm.end() :]):
+                lead = r"^[ \t]*(?:>[ \t]?)+[ \t]*" if quoted else r"^[ \t]*"
+                fence_close = re.compile(lead + re.escape(run[0]) + "{" + str(len(run)) + r",}[ \t]*$")
                 region = True
                 out[-1][3] = line
     if out:

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from heritage_pipeline.core.structure import Section
 from heritage_pipeline.core.text import normalize
 
-from .boundaries import _FENCE_OPEN, best_cut, fence_of, html_row_pieces, is_fence_line, line_pieces, rstrip_end
+from .boundaries import (best_cut, fence_of, html_row_pieces, is_fence_line, is_region_fence_line, line_pieces,
+                         region_fence, rstrip_end)
 
 if TYPE_CHECKING:
     from .counting import DocState
@@ -182,13 +183,13 @@ class UnitBuilder:
         for (s, ce, e, fence_line, clean), (c_full, c_core, exact) in zip(pieces, counts):
             if c_core <= target:
                 units.append(Unit(s, e, ce, c_full, c_core, clean, cont, ((s, kind),), exact=exact))
-            elif fence_line:  # a fenced region inside a list item / admonition that does not fit: by lines
-                run = _FENCE_OPEN.match(fence_line).group(1)
+            elif fence_line:  # a fenced region in a list item / admonition / blockquote that does not fit: by lines
+                run = region_fence(fence_line)  # (with the blockquote markers of a quoted fence: "> ```")
                 sub = self._line_units(st, bi, line_pieces(text, s, e, group_fences=False),
                                        max(32, target - self.tokenizer.count("\n" + run)), normalize(fence_line), kind)
                 sub[0].cont_prefix = cont
-                sub = _glue_fence_ends(sub, text, text.find("\n", s) + 1 or e)
-                closed = is_fence_line(text[text.rfind("\n", s, rstrip_end(text, s, e)) + 1 : rstrip_end(text, s, e)])
+                sub = _glue_fence_ends(sub, text, text.find("\n", s) + 1 or e, is_region_fence_line)
+                closed = is_region_fence_line(text[text.rfind("\n", s, rstrip_end(text, s, e)) + 1 : rstrip_end(text, s, e)])
                 for u in sub[:-1] if closed else sub:  # every piece but the one holding the closing fence line
                     u.fence = run
                 units.extend(sub)
@@ -280,10 +281,11 @@ def _merge_units(a: Unit, b: Unit) -> Unit:
                  a.whole and b.whole, b.fence or (a.fence if b.whole else ""))  # (an unclosed region stays open)
 
 
-def _glue_fence_ends(units: list[Unit], text: str, header_end: int) -> list[Unit]:
-    """Keep the header rows / opening fence line with the first data line, and a closing fence with the last line."""
+def _glue_fence_ends(units: list[Unit], text: str, header_end: int, closing=is_fence_line) -> list[Unit]:
+    """Keep the header rows / opening fence line with the first data line, and a closing fence (``closing`` tells
+    one: plain, or also blockquoted for a region in a container) with the last line."""
     while len(units) > 1 and units[0].content_end <= header_end and units[1].clean:
         units[0:2] = [_merge_units(units[0], units[1])]
-    if len(units) > 1 and units[-1].clean and is_fence_line(text[units[-1].start : units[-1].content_end]):
+    if len(units) > 1 and units[-1].clean and closing(text[units[-1].start : units[-1].content_end]):
         units[-2:] = [_merge_units(units[-2], units[-1])]
     return units

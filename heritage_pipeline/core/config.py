@@ -153,6 +153,9 @@ class ConversationSourceConfig(_Strict):
     max_tokens: int = Field(default=1000, ge=50, le=4000)
     overlap_tokens: int = Field(default=100, ge=0, le=400)
     min_message_chars: int = Field(default=100, ge=0)
+    # a human turn up to this many characters (and at least min_message_chars) opens the section of the answer that
+    # follows it, so the question is retrieved beside its answer; 0: only turns under min_message_chars do (SPEC §2)
+    question_max_chars: int = Field(default=1000, ge=0, le=20000)
     thinking: Literal["drop", "keep"] = "drop"
     keep_roles: list[str] = Field(default_factory=list)  # system/tool/... messages to chunk too (default: none)
 

@@ -219,7 +219,9 @@ def chunk_language(text: str, document_lang: str, *, policy: LanguagePolicy | No
     inherits ``document_lang`` (the partition language), or ``policy.default`` when the document is ``und``.
     Registries (``csv_registry``, ``yaml_instance``) with a single-language document keep the document's language
     for every row: their language is decided once per file from all rows, and a row is not detected at all
-    (confidence None; the detection changed nothing and cost about a tenth of embedding the row).
+    (confidence None; the detection changed nothing and cost about a tenth of embedding the row). A CSV registry
+    whose language is undetermined gives its rows ``policy.default`` (the partition's language) undetected too;
+    only the rows of a mixed-language (``mul``) registry are detected one by one.
 
     Args:
         text: the chunk text.
@@ -234,6 +236,10 @@ def chunk_language(text: str, document_lang: str, *, policy: LanguagePolicy | No
     pol = policy or LanguagePolicy()
     if source_type in REGISTRY_TYPES and document_lang not in (UNDETERMINED, MIXED):
         return document_lang, None
+    if source_type == "csv_registry" and document_lang == UNDETERMINED:
+        # one language per registry file (decided from the header and all rows at discovery): a row of a file whose
+        # language could not be told is not guessed from its few words, so it stays in its partition's language
+        return pol.default, None
     lang, conf = detect_language(text, backend=pol.backend, candidates=pol.candidates)
     fallback = document_lang if document_lang != UNDETERMINED else pol.default
     if lang != UNDETERMINED and conf >= pol.chunk_min_confidence:

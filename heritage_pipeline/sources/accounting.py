@@ -82,6 +82,8 @@ class InputSummary:
     n_invalid_entities: int = 0
     statuses: dict[str, str] = field(default_factory=dict)  # file -> chunked | skipped | quarantined
     registries: list[str] = field(default_factory=list)  # one line per registry file: the column mapping it got
+    ragged: list[str] = field(default_factory=list)  # one line per registry file with ragged rows (kept; warned)
+    n_ragged: int = 0
 
     @property
     def n_skipped(self) -> int:
@@ -113,6 +115,10 @@ class InputSummary:
         if self.registries:
             out.append(f"registry column mappings ({len(self.registries)} files):")
             out += [f"  {line}" for line in self.registries]
+        if self.ragged:
+            out.append(f"ragged registry rows ({self.n_ragged} in {len(self.ragged)} "
+                       f"file{'s' if len(self.ragged) != 1 else ''}; chunked, field count other than the header's):")
+            out += [f"  {line}" for line in self.ragged]
         if self.invalid_entities:
             out.append(f"entities chunked with LinkML validation errors ({self.n_invalid_entities}; errors in "
                        "meta.extra.linkml_errors):")
@@ -201,6 +207,9 @@ def summarize_inputs(statuses: dict[str, tuple[str, str]], parsed: Iterable[Pars
         c.read, c.chunked, c.left_out, c.quarantined = c.read + read, c.chunked + chunked, c.left_out + left, c.quarantined + quar
         if kind == "rows" and m.get("registry_type"):
             s.registries.append(registry_mapping_line(doc.path, m))
+        if kind == "rows" and m.get("ragged_rows"):
+            s.n_ragged += int(m["ragged_rows"]["count"])
+            s.ragged.append(f"{doc.path}: {m['ragged_rows']['message']}")
         for i, sm in enumerate(doc.section_metas):
             errs = (sm.get("extra") or {}).get("linkml_errors")
             if errs:
@@ -223,6 +232,8 @@ def registry_mapping_line(path: str, meta: dict[str, Any]) -> str:
         line += f"; {len(unmapped)} unmapped (kept in meta.extra)"
     if meta.get("custodian_type_default"):
         line += f"; default type {meta['custodian_type_default']} ({meta.get('custodian_type_default_source')})"
+    if meta.get("country_code_default"):
+        line += f"; default country {meta['country_code_default']} ({meta.get('country_code_default_source')})"
     return line
 
 

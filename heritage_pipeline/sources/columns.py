@@ -132,6 +132,45 @@ ABBREVIATIONS: dict[str, str] = {"adr": "street_address", "str": "street_address
 _QUALIFIERS = frozenset(_S("code id nummer number nr no num officiel official du de des la le van het the of der die "
                            "das von und and et en postadres bezoek"))
 
+# Header words that belong to one language only (normalised: accents and case folded), for a registry's language
+# when its rows alone are too short to tell (:func:`header_language`); words shared by several languages (name,
+# type, adresse, land, museum, categorie, telephone, description...) are left out on purpose.
+HEADER_LANGUAGE_WORDS: dict[str, str] = {
+    **dict.fromkeys(_S("naam plaats woonplaats vestigingsplaats plaatsnaam gemeente instelling instellingsnaam "
+                       "organisatie opmerking opmerkingen soort straat huisnummer provincie telefoon telefoonnummer "
+                       "beschrijving omschrijving toegekend bezoekadres postadres afkorting lidmaatschap breedtegraad "
+                       "lengtegraad stad webadres emailadres archief bibliotheek deelnemer"), "nl"),
+    **dict.fromkeys(_S("city town address street country county state phone notes remarks kind zip zipcode "
+                       "postal library archive homepage label locality"), "en"),
+    **dict.fromkeys(_S("nom ville commune pays remarque departement etablissement musee bibliotheque localite "
+                       "courriel libelle appellation denomination raison sociale"), "fr"),
+    **dict.fromkeys(_S("ort stadt gemeinde strasse bemerkung anmerkung bezeichnung benennung einrichtung bundesland "
+                       "landkreis kreis postleitzahl plz bibliothek hochschule telefon anschrift kennung sparte "
+                       "ortsname breitengrad langengrad webseite internetadresse"), "de"),
+}
+
+
+def header_language(header: list[str]) -> tuple[str | None, int]:
+    """The language the header's words name (:data:`HEADER_LANGUAGE_WORDS`): the language of most known words,
+    when it has more of them than all other languages together; ``(None, 0)`` otherwise.
+
+    Args:
+        header: the raw header cells.
+    Returns:
+        (ISO 639-1 code or None, number of header words of that language).
+    """
+    votes: dict[str, int] = {}
+    for cell in header:
+        for word in normalise_header(cell).split():
+            lang = HEADER_LANGUAGE_WORDS.get(word)
+            if lang:
+                votes[lang] = votes.get(lang, 0) + 1
+    if not votes:
+        return None, 0
+    lang, n = max(votes.items(), key=lambda kv: (kv[1], kv[0]))
+    return (lang, n) if n > sum(votes.values()) - n else (None, 0)
+
+
 # ------------------------------------------------------------------------------------------------ value checks
 ISIL_RE = re.compile(r"^[A-Z]{1,4}-[A-Za-z0-9:/\-]{1,11}$")  # ISO 15511: prefix, hyphen, at most 16 characters
 QID_RE = re.compile(r"^(?:https?://(?:www\.)?wikidata\.org/(?:entity|wiki)/)?Q[1-9]\d*$")
@@ -227,7 +266,8 @@ EXTRA_COMPOUNDS: dict[str, str] = {"bucherei": "L", "mediathek": "L", "bibliothe
 # CJK type words are matched as substrings (no word boundaries in Japanese/Chinese)
 CJK_TYPE_WORDS: dict[str, str] = {"図書館": "L", "図書室": "L", "文庫": "L", "博物館": "M", "美術館": "G",
                                   "資料館": "M", "文書館": "A", "公文書館": "A", "档案馆": "A", "图书馆": "L",
-                                  "博物馆": "M"}
+                                  "博物馆": "M", "アーカイブ": "A", "ミュージアム": "M", "ライブラリ": "L",
+                                  "ギャラリー": "G"}  # katakana loanwords: archive(s), museum, library, gallery
 
 
 def type_code(value: str) -> str | None:

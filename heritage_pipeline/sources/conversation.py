@@ -37,6 +37,9 @@ Short messages
     A human turn shorter than ``min_message_chars`` (characters, after the rules above) opens the section of the
     next turn (several in a row all do), so a question is never lost and never chunked alone; a short answer joins
     the section before it (it stays with its question); a short question at the end is a section of its own.
+    A longer question, up to ``question_max_chars`` (default 1,000 characters, about half the 500-token target),
+    opens the section of the answer right after it as well (the question retrieved beside its answer); the SPEC
+    rule for turns under ``min_message_chars`` is unchanged (they never stand alone, whatever follows them).
     Such a section's meta has ``message_index`` of its first message and ``extra.message_indexes`` /
     ``message_ids`` / ``senders`` of all of them. Whitespace-only messages are left out (listed).
 
@@ -468,7 +471,7 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
         n_read += read
         n_left_out += left_out
         n_bad += bad
-        for g in _group_short(turns, cfg.min_message_chars):
+        for g in _group_short(turns, cfg.min_message_chars, cfg.question_max_chars):
             groups.append((cid, name, g))
     if not usable:
         raise ParseError("; ".join(f"{loc} {why}" for loc, why in problems) or "no conversation in the file")
@@ -664,17 +667,32 @@ def _chatgpt_text(reader: "_MessageReader", raw: str, msg: SpannedDict) -> "_Tex
     return out
 
 
-def _group_short(turns: list[_Turn], min_chars: int) -> list[list[_Turn]]:
+def _group_short(turns: list[_Turn], min_chars: int, question_max_chars: int = 0) -> list[list[_Turn]]:
     """Sections of a conversation's turns: a human turn under ``min_chars`` characters (stripped) waits for the next
     turn and opens its section (several short questions in a row all do); a short non-human turn joins the section
     before it (a short answer stays with its question); a short question at the end is a section of its own. So no
-    message is dropped for its length."""
+    message is dropped for its length.
+
+    A human turn of ``min_chars`` up to ``question_max_chars`` characters that is followed by a non-human turn opens
+    that answer's section too (a question is retrieved beside its answer: a user searching for the answer finds the
+    question with it, and an answer alone often says "Yes, use the change event"); followed by another human turn
+    or at the end it stays a section of its own. ``question_max_chars`` 0 switches this off.
+
+    Args:
+        turns: the conversation's turns in order.
+        min_chars: ``sources.conversation.min_message_chars`` (characters).
+        question_max_chars: ``sources.conversation.question_max_chars`` (characters).
+    Returns:
+        The turns grouped into sections, in order; every turn in exactly one group.
+    """
     out: list[list[_Turn]] = []
     pending: list[_Turn] = []
-    for t in turns:
-        short = len(t.built.text.strip()) < min_chars
+    for k, t in enumerate(turns):
+        n = len(t.built.text.strip())
+        short = n < min_chars
         human = t.sender.lower() in HUMAN_ROLES
-        if short and human:
+        answer_next = k + 1 < len(turns) and turns[k + 1].sender.lower() not in HUMAN_ROLES
+        if human and (short or (n <= question_max_chars and answer_next)):
             pending.append(t)
             continue
         if short and not pending and out:

@@ -18,12 +18,14 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
 from heritage_pipeline.core.config import SOURCE_TYPES
 from heritage_pipeline.core.text import strip_markup
-from heritage_pipeline.enrich.langid import UNDETERMINED, LanguagePolicy, detect_document_language, resolve_folder_languages
+from heritage_pipeline.enrich.langid import (MAX_CHARS, UNDETERMINED, LanguagePolicy, detect_language, document_language,
+                                             resolve_folder_languages)
 from heritage_pipeline.core.text import DecodeError, decode_bytes
 
 EXTENSION_TYPES = {
@@ -54,6 +56,7 @@ class RawSource:
     abs_path: str
     source_type: str
     lang: str = UNDETERMINED
+    lang_confidence: float | None = None  # the file's own detection (langid.document_language), None if not run
     status: str = "ok"
     reason: str = ""
     encoding: str = ""
@@ -66,8 +69,9 @@ class RawSource:
         return self.source_type, self.lang
 
 
-RAW_SCHEMA = pa.schema([(name, pa.string() if name != "n_bytes" else pa.int64()) for name in
-                        ("path", "abs_path", "source_type", "lang", "status", "reason", "encoding", "sha256", "n_bytes", "text")])
+RAW_SCHEMA = pa.schema([(name, {"n_bytes": pa.int64(), "lang_confidence": pa.float64()}.get(name, pa.string()))
+                        for name in ("path", "abs_path", "source_type", "lang", "lang_confidence", "status", "reason",
+                                     "encoding", "sha256", "n_bytes", "text")])
 
 
 def sources_to_table(sources: list[RawSource]) -> pa.Table:
@@ -75,7 +79,7 @@ def sources_to_table(sources: list[RawSource]) -> pa.Table:
 
 
 def table_to_sources(table: pa.Table) -> list[RawSource]:
-    return [RawSource(**row) for row in table.to_pylist()]
+    return [RawSource(**row) for row in table.to_pylist()]  # (a table stored before lang_confidence: None)
 
 
 def is_ignored(name: str) -> bool:
@@ -98,7 +102,7 @@ def infer_source_type(path: str | Path) -> str | None:
     return EXTENSION_TYPES.get(Path(path).suffix.lower())
 
 
-def discover(data_dir: str | Path, *, lang_cache: dict[str, str] | None = None,
+def discover(data_dir: str | Path, *, lang_cache: dict[str, Any] | None = None,
              policy: LanguagePolicy | None = None) -> list[RawSource]:
     """All input files under ``<data_dir>/raw/<source_type>/``, decoded and language-tagged, sorted by path.
 
@@ -144,11 +148,12 @@ def iter_files(folder: str | Path) -> list[Path]:
 
 
 def load_source(path: str | Path, *, source_type: str | None = None, rel_path: str | None = None,
-                lang: str | None = None, lang_cache: dict[str, str] | None = None,
+                lang: str | None = None, lang_cache: dict[str, Any] | None = None,
                 policy: LanguagePolicy | None = None) -> RawSource:
     """Read, decode and language-tag one file. Never raises: problems become ``skipped``/``quarantined``.
 
-    ``lang_cache``: ``{"<source_type>:<sha256 of the bytes>": language}``, read and filled in place, so that a file
+    ``lang_cache``: ``{"<source_type>:<sha256 of the bytes>": [language, confidence]}`` (a bare language string,
+    as older caches hold, is read too), read and filled in place, so that a file
     whose bytes were seen before is not run through language detection again (detection is deterministic).
     """
     p = Path(path)
@@ -189,40 +194,76 @@ def load_source(path: str | Path, *, source_type: str | None = None, rel_path: s
     if lang:
         src.lang = lang
     elif lang_cache is not None and key in lang_cache:
-        src.lang = lang_cache[key]
+        cached = lang_cache[key]
+        src.lang, src.lang_confidence = (cached, None) if isinstance(cached, str) else (cached[0], cached[1])
     else:
-        src.lang = detect_source_language(decoded.text, st, policy)
+        src.lang, src.lang_confidence = source_language(decoded.text, st, policy)
         if lang_cache is not None:
-            lang_cache[key] = src.lang
+            lang_cache[key] = [src.lang, src.lang_confidence]
     return src
 
 
 def detect_source_language(text: str, source_type: str, policy: LanguagePolicy | None = None) -> str:
     """Document-level language for partitioning (ISO 639-1, ``mul`` for mixed, ``und`` if nothing was detected
-    confidently; :func:`heritage_pipeline.enrich.langid.document_language`).
+    confidently): the language of :func:`source_language`."""
+    return source_language(text, source_type, policy)[0]
+
+
+def source_language(text: str, source_type: str, policy: LanguagePolicy | None = None) -> tuple[str, float]:
+    """Document-level language and its confidence in [0, 1] (:func:`heritage_pipeline.enrich.langid.document_language`).
 
     A CSV registry votes with groups of 20 rows (at most 400 rows, evenly spaced over the whole file), each group
     the words of the header and the rows' cells that hold words (identifiers, numbers and URLs left out): one
-    language per file from all rows (short names alone came out ``ha`` / ``pcm`` with the full language model)."""
+    language per file from all rows (short names alone came out ``ha`` / ``pcm`` with the full language model).
+    When no group is confident (a file of one or two rows: ``naam,plaats`` / ``Café Museum,Zwolle`` scores 0.47),
+    the header words and all row words are detected as one text, and its language is taken when the header's own
+    vocabulary names the same language (:func:`~heritage_pipeline.sources.columns.header_language`): two pieces of
+    evidence that agree, instead of the folder's or the default language, when that detection's confidence reaches
+    :data:`HEADER_AGREEMENT_MIN_CONFIDENCE`; its confidence is that detection's.
+
+    Returns:
+        (ISO 639-1 code, ``mul`` or ``und``; confidence, 0.0 when undetermined).
+    """
+    if source_type == "csv_registry":
+        return _registry_language(text, policy)
     if source_type == "conversation":
         segments = _json_strings(text)
-    elif source_type == "csv_registry":
-        lines = text.splitlines()
-        rows = [" ".join(c.strip() for c in re.split(r"[,;\t|]", line) if _WORDY_CELL.search(c) and "://" not in c)
-                for line in lines[1:]]
-        rows = [r for r in rows if r]
-        step = max(1, len(rows) // 400)
-        rows = rows[::step]
-        header = " ".join(_WORDY_CELL.findall(lines[0])) if lines else ""
-        segments = [header + "\n" + "\n".join(rows[i : i + 20]) for i in range(0, len(rows), 20)]
     elif source_type == "yaml_instance":
         segments = [m.group(1) for m in re.finditer(r":\s*[>|]?-?\s*\n?((?:[^\n:]{30,}\n?)+)", text)] or [text]
     else:
         segments = _PARAGRAPHS.split(strip_markup(text)[:400_000])
-    return detect_document_language(segments, markup=False, policy=policy)
+    return document_language(segments, markup=False, policy=policy)
+
+
+def _registry_language(text: str, policy: LanguagePolicy | None) -> tuple[str, float]:
+    """:func:`source_language` of a CSV registry (see there)."""
+    from heritage_pipeline.sources.columns import header_language
+
+    lines = text.splitlines()
+    rows = [" ".join(c.strip() for c in re.split(r"[,;\t|]", line) if _WORDY_CELL.search(c) and "://" not in c)
+            for line in lines[1:]]
+    rows = [r for r in rows if r]
+    step = max(1, len(rows) // 400)
+    rows = rows[::step]
+    header = " ".join(_WORDY_CELL.findall(lines[0])) if lines else ""
+    segments = [header + "\n" + "\n".join(rows[i : i + 20]) for i in range(0, len(rows), 20)]
+    lang, conf = document_language(segments, markup=False, policy=policy)
+    if lang != UNDETERMINED or not lines:
+        return lang, conf
+    named, _ = header_language(re.split(r"[,;\t|]", lines[0]))
+    if named is None:
+        return lang, conf
+    pol = policy or LanguagePolicy()
+    whole, whole_conf = detect_language((header + "\n" + "\n".join(rows))[:MAX_CHARS], markup=False,
+                                        backend=pol.backend, candidates=pol.candidates)
+    return (whole, whole_conf) if whole == named and whole_conf >= HEADER_AGREEMENT_MIN_CONFIDENCE else (UNDETERMINED, 0.0)
 
 
 _WORDY_CELL = re.compile(r"[^\W\d_]{3,}")
+# The whole-file detection of a registry no group of rows decided must reach this confidence *and* agree with its
+# header's vocabulary: a header and one row of Dutch ("naam,plaats" / "Café Museum,Zwolle Stad") score nl 0.43, an
+# English header over Dutch names ("name,city" / the same row) en 0.10, a names-only Wikidata sample 0.21-0.31.
+HEADER_AGREEMENT_MIN_CONFIDENCE = 0.35
 
 
 def _json_strings(text: str) -> list[str]:

@@ -82,6 +82,11 @@ def parse_source(src: RawSource, config: ChunkingConfig) -> ParseOutcome:
                                                 cfg=config.sources.conversation)
         elif src.source_type == "csv_registry":
             doc, problems = parse_registry(src.text, doc_id=doc_id, source_path=src.path, lang=src.lang)
+            if src.lang_confidence is not None:
+                # the file's one language and its confidence (rows are not detected one by one: their
+                # meta.lang_confidence stays None, so that an appended row does not change every row's chunk and
+                # force the whole registry through enrichment again on the nightly run)
+                doc.meta["lang_confidence"] = round(src.lang_confidence, 4)
         elif src.source_type == "yaml_instance":
             doc, problems = parse_instances(src.text, doc_id=doc_id, source_path=src.path, lang=src.lang,
                                             abs_path=src.abs_path)

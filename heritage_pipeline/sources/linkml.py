@@ -4,7 +4,9 @@ Layouts (LinkML's own, see linkml.io "Instance data"): one entity (a top-level m
 container (a top-level mapping of lists: the schema's ``tree_root`` class, e.g. ``persons:`` / ``organizations:``),
 a mapping keyed by id (``{P:001: {name: ...}, ...}``); several YAML documents (``---``) and Jekyll-style front-matter
 fences are read. A LinkML *schema* (``classes:`` / ``slots:`` / ``enums:`` beside ``id``/``name``/``prefixes``/
-``imports``) is not instance data: the file is skipped with that reason (:class:`NotInputData`).
+``imports``) is not instance data: the file is skipped with that reason (:class:`NotInputData`); so is a file of
+schema metadata only, a schema header (``id``/``prefixes``/``default_prefix`` without classes) or a prefix map such as
+linkml-runtime's ``prefixmap/meta.yaml`` (:func:`schema_metadata_kind`).
 
 Schema: the one the file names (a top-level ``schema:`` / ``$schema`` / ``@context`` / ``conforms_to`` path, or a
 ``# schema: PATH`` / ``# yaml-language-server: $schema=PATH`` comment in the first lines), else a sibling schema
@@ -218,6 +220,68 @@ def is_linkml_schema(data: Any) -> bool:
         return True
     classes = data.get("classes")
     return isinstance(classes, dict) and all(v is None or isinstance(v, dict) for v in classes.values())
+
+
+_NAMESPACE_END = ("/", "#", "_", ":")
+_PREFIX_KEY = re.compile(r"^[A-Za-z_][\w.\-]{0,39}$")
+_CONTEXT_ID_KEYS = frozenset({"@id", "@prefix", "@type", "@container", "prefix_prefix", "prefix_reference"})
+
+
+@lru_cache(maxsize=1)
+def _schema_definition_slots() -> frozenset[str]:
+    """The slots of LinkML's ``SchemaDefinition`` (``id``, ``name``, ``prefixes``, ``default_prefix``, ``license``,
+    ``imports``...), read from linkml-runtime's metamodel so that the list follows the installed LinkML version."""
+    import dataclasses
+
+    from linkml_runtime.linkml_model.meta import SchemaDefinition
+
+    return frozenset(f.name for f in dataclasses.fields(SchemaDefinition))
+
+
+def _is_namespace(value: Any) -> bool:
+    """A prefix-map value: a namespace IRI string (``http://schema.org/``, ``...owl#``, ``...IAO_``), a JSON-LD term
+    definition (``{"@id": "skosxl:Label"}``) or LinkML's ``{prefix_prefix, prefix_reference}`` form."""
+    if isinstance(value, str):
+        v = value.strip()
+        return " " not in v and v.endswith(_NAMESPACE_END) and bool(re.match(r"^(?:https?://|urn:)\S+$", v))
+    return isinstance(value, dict) and bool(value) and set(map(str, value)) <= _CONTEXT_ID_KEYS
+
+
+def schema_metadata_kind(data: Any) -> str | None:
+    """What kind of LinkML schema *metadata* file ``data`` is, or None for anything else (instance data, a schema
+    with ``classes``/``slots``, which :func:`is_linkml_schema` recognises).
+
+    Two shapes hold no instance data but were read as one entity each: a **schema header** (every top-level key a
+    slot of LinkML's ``SchemaDefinition``, among them ``prefixes`` or ``default_prefix``: ``id``, ``name``,
+    ``prefixes``, ``default_prefix``, ``imports`` without classes), and a **prefix map** (linkml-runtime's
+    ``prefixmap/meta.yaml``, a JSON-LD ``@context``: at least two prefix-like keys, at least 90% of whose values
+    are namespace IRIs or term definitions such as ``{"@id": "skosxl:Label"}``). ``id`` alone never decides
+    (instances have ids); a mapping of names to web pages is not a prefix map unless the values are namespaces.
+
+    Args:
+        data: one parsed YAML/JSON document.
+    Returns:
+        ``"schema header"``, ``"prefix map"`` or None.
+    """
+    if not isinstance(data, dict) or not data:
+        return None
+    keys = {str(k) for k in data}
+    if ("prefixes" in keys or "default_prefix" in keys) and keys <= _schema_definition_slots():
+        return "schema header"
+    body = data.get("@context") if keys == {"@context"} and isinstance(data.get("@context"), dict) else data
+    if len(body) >= 2 and all(_PREFIX_KEY.match(str(k)) or str(k).startswith("@") for k in body):
+        ns = sum(1 for v in body.values() if _is_namespace(v))
+        if ns >= 0.9 * len(body):
+            return "prefix map"
+    return None
+
+
+def _schema_metadata_detail(data: dict) -> str:
+    """A short description of a schema header / prefix map for the skip reason (its keys or prefix count)."""
+    body = data.get("@context") if set(map(str, data)) == {"@context"} else data
+    if "prefixes" in data or "default_prefix" in data:  # (no key list: the summary groups the files under one reason)
+        return "id / prefixes / imports, no classes or slots"
+    return f"{len(body)} prefixes"
 
 
 # ------------------------------------------------------------------------------------------------ schemas
@@ -762,6 +826,9 @@ def parse_instances(text: str, *, doc_id: str, source_path: str, lang: str, abs_
     docs = load_yaml_documents(text)
     if docs and any(is_linkml_schema(d) for d, _ in docs):
         raise NotInputData("LinkML schema, not instance data")
+    kinds = [schema_metadata_kind(d) for d, _ in docs]
+    if docs and all(kinds):  # every document a schema header or prefix map: nothing in the file is an entity
+        raise NotInputData(f"LinkML schema, not instance data ({kinds[0]}: {_schema_metadata_detail(docs[0][0])})")
     if not docs:
         raise ParseError("empty YAML document: no entity")
     default_schema, default_tier, roles = mappings.for_file(source_path)

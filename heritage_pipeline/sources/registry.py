@@ -9,7 +9,8 @@ without quote processing, so it cannot swallow the rest of the file.
 
 The mapping: a configured one from ``configs/csv_mappings.yaml`` wins (the first mapping whose ``match`` columns
 are all present; ``registry_type`` is its name); otherwise the columns are mapped from the header confirmed by
-the values (:mod:`heritage_pipeline.sources.columns`; ``registry_type`` ``inferred``, or ``inferred_headerless``
+the values, and a table none of whose columns maps to a name or identifier slot is skipped as "not a registry"
+(:data:`ENTITY_SLOTS`) (:mod:`heritage_pipeline.sources.columns`; ``registry_type`` ``inferred``, or ``inferred_headerless``
 for a file whose first row is data). A one-column file of identifiers (ISIL, Wikidata, GND), with or without a
 header line, is a registry of type ``identifier_list``: one chunk per code. The mapping used and its evidence are
 in the document's ``meta`` (``column_mapping``, ``mapping_evidence``) and in the run summary. Unmapped columns go
@@ -17,11 +18,21 @@ to ``meta.extra`` under their own name, mapped ones as ``slot:<slot>``. Chunk te
 (:func:`record_text`: name, type, place, identifiers first; long code columns stay in ``meta.extra`` only).
 ``data_tier``: the first matching ``files`` rule of the mapping file, else the configured mapping's tier (e.g.
 ``TIER_2_VERIFIED`` for the Wikidata export, as the schema's ``DataTierEnum`` classes Wikidata), else
-``defaults.data_tier`` (``TIER_1_AUTHORITATIVE``, SPEC §2). ``custodian_type``: from the row's type column, else
-the type words of its name (:func:`~heritage_pipeline.sources.columns.type_code`; never from a place), else the
-registry default (:func:`registry_type_default`: configured, or the type at least ``defaults.type_agreement`` of
-the typed rows share). A row's anchor (its entity) is its name; a row without a name has none.
-Ragged rows keep the cells they have (missing cells are empty, surplus cells become ``column_<n>``). A row the reader
+``defaults.data_tier`` (``TIER_1_AUTHORITATIVE``, SPEC §2). ``custodian_type``: the GLAMORCUBESFIXPHDNT code of the row's type column (its
+value stays verbatim in the text and in ``meta.extra["slot:custodian_type"]``, e.g. ``custodian_type: 公共図書館(市立)
+(23)`` with ``meta.custodian_type`` ``L``: the text shows the source, the metadata its code), else the type words of
+its name (:func:`~heritage_pipeline.sources.columns.type_code`; never from a place), else, for a
+row with no type value of its own, the registry default (:func:`registry_type_default`: configured, or the type at
+least ``defaults.type_agreement`` of the typed rows share); type values that name no code are counted in
+``meta.custodian_type_unrecognised``. ``country_code``: the row's ISIL prefix, else its country column, else the shape of its
+address (:func:`postal_country`: a US ZIP code with a USPS state code, a postcode format of one country), never a
+place name; rows without any take the registry's country when at least ``defaults.country_agreement`` of all rows
+show it (:func:`registry_country_default`). A row's anchor (its entity) is its name; a row without a name has none.
+Ragged rows (a field count other than the header's) keep the cells they have, placed by position (missing cells
+are empty, surplus cells become ``column_<n>``); a cell of a patterned slot (ISIL, URL, e-mail...) failing its
+check there stays under its column name; the cells not placed in a slot are shown in the row's text too, so text
+and ``meta.extra`` hold the same values, and one warning per file names the line
+numbers (grouped ranges, :func:`ragged_summary`: ``doc.meta["ragged_rows"]``, the log and the run summary). A row the reader
 cannot parse is reported as a problem (quarantined by the caller as ``<file>#row N (line L)``); the other rows
 proceed. Each row's span is its character range in the decoded file, line ending excluded.
 """
@@ -30,6 +41,7 @@ from __future__ import annotations
 
 import csv
 import fnmatch
+import logging
 import re
 from collections import Counter
 from pathlib import Path
@@ -40,12 +52,23 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from heritage_pipeline.core.config import CONFIG_DIR
-from heritage_pipeline.core.structure import DerivedTextBuilder, ParsedDocument, ParseError, Section
+from heritage_pipeline.core.structure import DerivedTextBuilder, NotInputData, ParsedDocument, ParseError, Section
 
 from .columns import (CODE_SLOTS, IDENTIFIER_SLOTS, SAMPLE_ROWS, VALUE_CHECKS, ColumnEvidence, InferredMapping,
                       _fold, country_names, infer_mapping, looks_headerless, slot_sort_key, type_code)
 
 DEFAULT_MAPPINGS = CONFIG_DIR / "csv_mappings.yaml"
+# A table is a registry (of institutions) when some column names them: a name or an identifier. A CSV with none
+# (a stock-price table: Date, Open, High, Low, Close) would become one nameless, identifier-less chunk per row that no
+# question about an institution can retrieve, crowding the index and the record tiers. Such a file is *skipped* with
+# the reason (NotInputData), not quarantined: it is readable, just not input for this source type, and it is never
+# read as a table document behind the user's back (csv_registry promises one chunk per institution, SPEC §2). A
+# configured mapping (configs/csv_mappings.yaml) always wins, so a team that does want such rows configures them.
+ENTITY_SLOTS = frozenset({"preferred_label", "alternative_label"}) | IDENTIFIER_SLOTS
+# slots whose values have a pattern of their own (checked on ragged rows, where cells may sit in the wrong column)
+_PATTERNED_SLOTS = IDENTIFIER_SLOTS | {"website", "email", "telephone", "postal_code", "latitude", "longitude",
+                                       "coordinates", "registration_date"}
+_log = logging.getLogger(__name__)
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _ISIL_COUNTRY = re.compile(r"^([A-Z]{2})-")
 
@@ -67,6 +90,8 @@ class RegistryDefaults(BaseModel):
     custodian_type: str | None = None
     # the inferred registry default: the type at least this share of the typed rows agree on (0-1)
     type_agreement: float = Field(default=0.9, ge=0.5, le=1.0)
+    # rows without a country of their own take the country at least this share of all rows show (0-1)
+    country_agreement: float = Field(default=0.9, ge=0.5, le=1.0)
 
 
 class RegistryFileRule(BaseModel):
@@ -172,10 +197,13 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         mappings: the configured mappings (a dict, or the whole :class:`MappingsFile`); default the project's file.
     Returns:
         The document (``meta``: ``registry_type``, ``delimiter``, ``columns``, ``column_mapping``,
-        ``mapping_evidence``, ``headerless``, ``rows``/``rows_chunked``/``rows_left_out``, ``custodian_type_default``)
+        ``mapping_evidence``, ``headerless``, ``rows``/``rows_chunked``/``rows_left_out``, ``custodian_type_default``,
+        ``country_code_default``, ``ragged_rows`` when some rows' field count differs from the header's)
         and the problems (location, reason) of rows that could not be read.
     Raises:
         ParseError: empty file, or a single column that is not a list of identifiers.
+        NotInputData: no configured mapping and no column maps to a name or identifier slot (:data:`ENTITY_SLOTS`):
+            "not a registry" (the file is skipped with that reason).
     """
     if mappings is None:
         settings = load_mappings_file()
@@ -215,6 +243,8 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         inferred = infer_mapping(header, sample if headerless else sample[1:], headerless=headerless)
         columns = inferred.columns
         name = "inferred_headerless" if headerless else "inferred"
+        if not any(slot in ENTITY_SLOTS for slot in columns.values()):
+            raise NotInputData(_not_a_registry_reason(header, columns))
     if not headerless:
         try:
             next(reader)
@@ -224,6 +254,8 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
     builder = DerivedTextBuilder()
     sections: list[Section] = []
     problems: list[tuple[str, str]] = []
+    ragged_lines: list[tuple[int, int]] = []  # (start offset, fields) of rows whose field count differs from the header
+    untyped: Counter[str] = Counter()  # type-column values that name no custodian type code (row count per value)
     row_no = 0
     while True:
         start = lines.pos
@@ -253,8 +285,13 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
             problems.append((f"row {row_no} (line {text.count(chr(10), 0, start) + 1})",
                              f"not a {ident_slot} in a list of identifiers: {row[0].strip()[:60]!r}"))
             continue
-        slots, extra = _map_row(header, row, columns)
+        ragged = _ragged(row, len(header))
+        if ragged:
+            ragged_lines.append((start, len(row)))  # (offsets; line numbers counted once at the end)
+        slots, extra = _map_row(header, row, columns, ragged=ragged)
         body = record_text(slots)
+        if ragged:  # the cells the header could not place are shown, so the text holds what the metadata holds
+            body = "\n".join(filter(None, [body, *(f"{k}: {v}" for k, v in extra.items())]))
         if not body:
             body = "\n".join(f"{k}: {v}" for k, v in extra.items())
         raw_end = _trim_end(text, start, end)
@@ -264,8 +301,10 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         label = slots.get("preferred_label", "")
         isil = slots.get("isil_code", "")
         m = _ISIL_COUNTRY.match(isil)
-        country = m.group(1) if m else country_names().get(_fold(slots.get("country", "")))
+        country = m.group(1) if m else country_names().get(_fold(slots.get("country", ""))) or postal_country(slots)
         row_type = type_code(slots.get("custodian_type", "")) or type_code(label)  # never from a place name
+        if row_type is None and slots.get("custodian_type"):  # a type of its own that names no code: no default
+            untyped[slots["custodian_type"]] += 1
         sections.append(
             Section(
                 anchors=[label] if label else [],  # a row without a name has no entity of its own
@@ -292,17 +331,43 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         [s.meta["custodian_type"] for s in sections], type_default, settings.defaults.type_agreement)
     if default:
         for sec in sections:
-            if sec.meta["custodian_type"] is None:
+            # the default is for rows without a type of their own: a row whose type column says something the type
+            # words do not know ("アーカイブズ", "Sonstige") keeps no code rather than one its own text contradicts
+            if sec.meta["custodian_type"] is None and not sec.meta["extra"].get("slot:custodian_type"):
                 sec.meta["custodian_type"] = default
+    country_default, country_source = registry_country_default(
+        [s.meta["country_code"] for s in sections], settings.defaults.country_agreement)
+    if country_default:
+        for sec in sections:
+            if sec.meta["country_code"] is None:
+                sec.meta["country_code"] = country_default
     meta = {"registry_type": name, "delimiter": delimiter, "columns": header, "column_mapping": columns,
             "headerless": headerless, "data_tier": tier, "custodian_type_default": default,
             "custodian_type_default_source": default_source,
+            "country_code_default": country_default, "country_code_default_source": country_source,
+            "custodian_type_unrecognised": dict(untyped.most_common(10)),
             "rows": row_no, "rows_chunked": len(sections), "rows_left_out": row_no - len(sections) - len(problems)}
     if inferred is not None:
         meta["mapping_evidence"] = [asdict(e) for e in inferred.evidence]
+    if ragged_lines:
+        numbered, line, pos = [], 1, 0
+        for start, n_fields in ragged_lines:  # one pass over the text, however many rows are ragged
+            line += text.count("\n", pos, start)
+            pos = start
+            numbered.append((line, n_fields))
+        meta["ragged_rows"] = ragged_summary(numbered, len(header))
+        _log.warning("%s: %s", source_path, meta["ragged_rows"]["message"])
     doc = ParsedDocument(doc_id=doc_id, source_path=source_path, source_type="csv_registry", lang=lang,
                          text=builder.text, blocks=builder.blocks, sections=sections, text_is_raw=False, meta=meta)
     return doc, problems
+
+
+def _not_a_registry_reason(header: list[str], columns: dict[str, str]) -> str:
+    """The skip reason of a table whose columns name no institution (see :data:`ENTITY_SLOTS`)."""
+    shown = ", ".join(header[:6]) + (", …" if len(header) > 6 else "")
+    mapped = ", ".join(f"{c} -> {s}" for c, s in columns.items()) or "none"
+    return (f"not a registry: no column maps to a name or identifier slot (columns {shown}; mapped: {mapped}); "
+            "add an entry to configs/csv_mappings.yaml to read it as one")
 
 
 def record_text(slots: dict[str, str]) -> str:
@@ -327,6 +392,53 @@ def registry_type_default(codes: list[str | None], configured: str | None, agree
     code, n = Counter(typed).most_common(1)[0]
     if n / len(typed) >= agreement:
         return code, f"inferred ({n / len(typed):.3f} of {len(typed)} typed rows)"
+    return None, "none"
+
+
+# USPS codes of the 50 states, DC and the inhabited territories (the ISO 3166-2:US subdivision codes). Written out
+# here: pycountry, which has them, is not a dependency, and babel (CLDR) has territory names but no subdivisions.
+US_STATE_CODES = frozenset(
+    "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA "
+    "RI SC SD TN TX UT VT VA WA WV WI WY DC AS GU MP PR VI".split())
+_US_ZIP = re.compile(r"^\d{5}(?:-?\d{4})?$")
+# postcode shapes that belong to one country only (a bare 4-5 digit code does not: DE, FR, BE, CH... share it)
+_POSTCODE_COUNTRIES = ((re.compile(r"^[1-9]\d{3}\s?[A-Z]{2}$"), "NL"),
+                       (re.compile(r"^[A-Z]\d[A-Z]\s?\d[A-Z]\d$"), "CA"),
+                       (re.compile(r"^[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}$"), "GB"))
+
+
+def postal_country(slots: dict[str, str]) -> str | None:
+    """The country a row's address proves by its shape, never by a place name: a US ZIP code (``99556``,
+    ``99577-7743``) *together with* a USPS state code in the region slot (``AK``) is US; a postcode whose format only
+    one country uses is that country (``1012 AB`` NL, ``K1A 0B1`` CA, ``SW1A 1AA`` GB). None otherwise.
+
+    Args:
+        slots: the row's slot values (``postal_code``, ``region``).
+    Returns:
+        ISO 3166-1 alpha-2 code or None.
+    """
+    pc = slots.get("postal_code", "").strip().upper()
+    if not pc:
+        return None
+    if _US_ZIP.match(pc) and slots.get("region", "").strip().upper() in US_STATE_CODES:
+        return "US"
+    return next((cc for rx, cc in _POSTCODE_COUNTRIES if rx.match(pc)), None)
+
+
+def registry_country_default(codes: list[str | None], agreement: float = 0.9) -> tuple[str | None, str]:
+    """The country for rows without evidence of their own: the one that at least ``agreement`` (0-1) of *all* rows
+    show by their own evidence (ISIL prefix, country column, postcode shape: :func:`postal_country`), at least 3
+    rows; ``(None, "none")`` otherwise. A registry of mixed countries, or one whose rows say nothing, gets none.
+
+    Returns:
+        (alpha-2 code or None, ``inferred (<share> of <n> rows)`` | ``none``).
+    """
+    known = [c for c in codes if c]
+    if len(known) < 3:
+        return None, "none"
+    code, n = Counter(known).most_common(1)[0]
+    if n / len(codes) >= agreement:
+        return code, f"inferred ({n / len(codes):.3f} of {len(codes)} rows)"
     return None, "none"
 
 
@@ -374,7 +486,43 @@ def _pick_mapping(header: list[str], mappings: dict[str, RegistryMapping]) -> tu
     return "unmapped", None
 
 
-def _map_row(header: list[str], row: list[str], columns: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+def _ragged(row: list[str], n_header: int) -> bool:
+    """A row whose field count differs from the header's: fewer fields, or surplus fields that hold a value (a
+    trailing empty field, ``a,b,c,``, is an export habit, not a shifted row)."""
+    return len(row) < n_header or any(c.strip() for c in row[n_header:])
+
+
+def ragged_summary(lines: list[tuple[int, int]], n_header: int) -> dict[str, Any]:
+    """The file-level warning of ragged rows: ``{"count", "header_fields", "lines", "fields", "message"}``, the line
+    numbers (1-based) grouped into ranges (``3-5, 9``) in the message, at most 20 ranges shown.
+
+    Args:
+        lines: ``(line number, field count)`` of each ragged row, in file order.
+        n_header: the header's field count.
+    """
+    nums = [ln for ln, _ in lines]
+    ranges: list[str] = []
+    for ln in nums:
+        if ranges and ranges[-1].split("-")[-1] == str(ln - 1):
+            ranges[-1] = f"{ranges[-1].split('-')[0]}-{ln}"
+        else:
+            ranges.append(str(ln))
+    fields = Counter(n for _, n in lines)
+    shown = ", ".join(ranges[:20]) + (f", … ({len(ranges) - 20} more ranges)" if len(ranges) > 20 else "")
+    counts = ", ".join(f"{k} fields: {v}" for k, v in sorted(fields.items()))
+    message = (f"{len(lines)} row{'s' if len(lines) != 1 else ''} with a field count other than the header's "
+               f"{n_header} ({counts}) at line{'s' if len(lines) != 1 else ''} {shown}; kept, cells placed by "
+               "position (missing cells empty; surplus cells, and identifier cells failing their pattern, shown under "
+               "their column name)")
+    return {"count": len(lines), "header_fields": n_header, "lines": nums[:1000],
+            "fields": {str(k): v for k, v in sorted(fields.items())}, "message": message}
+
+
+def _map_row(header: list[str], row: list[str], columns: dict[str, str], *,
+             ragged: bool = False) -> tuple[dict[str, str], dict[str, str]]:
+    """Cells -> (slot values, other values by column name). On a ragged row (cells shifted against the header) a
+    cell of an identifier or strictly patterned slot (ISIL, Wikidata, e-mail, URL...) whose value fails that slot's
+    check is not taken as the slot: it stays under its column name, so ``isil_code: C`` is never claimed."""
     slots: dict[str, str] = {}
     extra: dict[str, str] = {}
     for i, cell in enumerate(row):
@@ -383,6 +531,8 @@ def _map_row(header: list[str], row: list[str], columns: dict[str, str]) -> tupl
         if not value:
             continue
         slot = columns.get(col)
+        if slot and ragged and slot in _PATTERNED_SLOTS and not VALUE_CHECKS[slot](value):
+            slot = None
         target, key = (slots, slot) if slot else (extra, col)
         if key in target and target[key] != value:  # two columns of one name or slot: keep both values
             target[key] = f"{target[key]}; {value}"
@@ -394,4 +544,4 @@ def _map_row(header: list[str], row: list[str], columns: dict[str, str]) -> tupl
 def registry_columns(doc: ParsedDocument) -> dict[str, Any]:
     """Registry-level facts for run metadata (mapping used and how it was found, delimiter, header)."""
     return {k: doc.meta.get(k) for k in ("registry_type", "delimiter", "columns", "column_mapping", "headerless",
-                                         "data_tier", "custodian_type_default")}
+                                         "data_tier", "custodian_type_default", "country_code_default")}

@@ -90,6 +90,40 @@ def test_split_fences_inside_list_items_and_admonitions_embed_balanced_blocks(to
             assert all(c.text == text[c.char_start : c.char_end] for c in chunks)
 
 
+QUOTED_FENCE_LINE = re.compile(r"^[ \t]*(?:>[ \t]?)*[ \t]*(`{3,}|~{3,})", re.M)
+
+
+def _quoted_fence_doc(depth: int, close: bool, fence: str = "```") -> str:
+    q = "> " * depth
+    lines = "\n".join(f"{q}result_{i} = compute_value({i}) + other_value({i})" for i in range(200))
+    return (f"# Guide\n\nIntro text.\n\n{q}Note: run this first:\n{q}\n{q}{fence}python\n{lines}\n"
+            + (f"{q}{fence}\n" if close else "") + "\nThe end.\n")
+
+
+def test_split_fences_inside_blockquotes_embed_balanced_blocks(tokenizer):
+    """A fenced code block inside a ``> `` blockquote split across chunks: every piece's embedded text is a balanced
+    fenced block inside its quote (the quoted fence line with its language in the prefix, the quoted closing fence as
+    the suffix, counted in the cap); before, the first and last pieces had one fence each (trial: 2 of 10)."""
+    for depth, fence in ((1, "```"), (2, "~~~~")):
+        for close in (True, False):
+            text = _quoted_fence_doc(depth, close, fence)
+            chunks = chunk_text(text, max_tokens=400, size_tokens=300, min_tokens=50)
+            check_basic(text, chunks, tokenizer, 400)
+            code = [c for c in chunks if "compute_value" in c.text]
+            assert len(code) >= 4 and all("blockquote" in c.meta.block_kinds for c in code)
+            q = "> " * depth
+            for c in code:
+                e = c.embedding_text()
+                assert len(QUOTED_FENCE_LINE.findall(e)) % 2 == 0, (depth, close, c.id, e[-80:])
+                assert c.len_tokens == tokenizer.count(e) <= 400  # the closing fence counts in the cap
+            assert all(c.meta.context_suffix == q + fence for c in code[:-1])
+            assert code[-1].meta.context_suffix == ("" if close else q + fence)
+            assert all(c.meta.context_prefix.endswith(f"{q}{fence}python") for c in code[1:])
+            assert all(c.text == text[c.char_start : c.char_end] for c in chunks)
+    plain = chunk_text("# A\n\n> A quote that is only text.\n> Second line.\n")  # no fence: nothing added
+    assert [c.meta.context_suffix for c in plain] == [""]
+
+
 def test_table_pieces_share_a_table_id_and_carry_their_rows(tokenizer):
     rows = "\n".join(f"| {i} | Museum number {i} of the city | {i * 3} visitors per day |" for i in range(1, 120))
     text = f"# T\n\n| id | name | visitors |\n|---|---|---|\n{rows}\n\n## Next\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"

@@ -102,8 +102,10 @@ def test_coreference_follows_conversation_order_through_chunks():
         {"uuid": "m3", "index": 2, "sender": "human", "text": "Dank u. Kan ik bij het NHA ook foto's bestellen, of moet ik "
          "daarvoor naar het museum? Ik wil ze in een boek over de straat gebruiken."}]}]
     cfg = load_chunking_config()
-    doc, _ = parse_conversations(json.dumps(conv), doc_id="c", source_path="c.json", lang="nl", cfg=cfg.sources.conversation)
+    one_per_message = cfg.sources.conversation.model_copy(update={"question_max_chars": 0})  # (no question joins)
+    doc, _ = parse_conversations(json.dumps(conv), doc_id="c", source_path="c.json", lang="nl", cfg=one_per_message)
     chunks = chunk_documents([doc], cfg)
+    assert len(chunks) == 3
     chunks.reverse()  # the order of the chunk list must not matter: message_index decides
     annotate_chunks(chunks, default_gazetteer())
     by_msg = {c.meta.message_index: c.meta for c in chunks}

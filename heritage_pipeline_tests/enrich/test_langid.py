@@ -57,7 +57,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from heritage_pipeline.enrich.langid import (DEFAULT_CANDIDATES, LanguagePolicy, chunk_language,  # noqa: E402
-    document_language, folder_language, resolve_folder_languages)
+    document_language, folder_language, policy_from, resolve_folder_languages)
 from heritage_pipeline.sources.discovery import detect_source_language  # noqa: E402
 
 
@@ -114,8 +114,8 @@ def test_chunk_language_is_a_candidate_or_inherited(text, doc_lang, source_type)
     in [0, 1]."""
     lang, conf = chunk_language(text, doc_lang, source_type=source_type)
     inherited = doc_lang if doc_lang != UNDETERMINED else "und"
-    if conf is None:  # only a row of a single-language registry is not detected
-        assert source_type == "csv_registry" and doc_lang not in (UNDETERMINED, MIXED) and lang == doc_lang
+    if conf is None:  # only a row of a registry that is not mixed is not detected: it keeps its partition's language
+        assert source_type == "csv_registry" and doc_lang != MIXED and lang == inherited
         return
     assert 0.0 <= conf <= 1.0
     assert lang == inherited or (lang in DEFAULT_CANDIDATES and conf >= 0.8)
@@ -140,3 +140,67 @@ def test_enriched_chunks_have_lang_equal_language_and_the_partition_language():
                "descriptions. Each line corresponds to a group of specimens described and each column is a descriptor.")
     mixed = enrich_chunks(chunk_text(f"# A\n\n{nl}\n\n# B\n\n{english * 4}\n", lang="nl", min_tokens=20), cfg)
     assert {(c.meta.lang, c.meta.language) for c in mixed} == {("nl", "nl"), ("en", "en")}
+
+
+# ------------------------------------------------------------------------------- registries: one language per file
+def _registry_chunks(paths):
+    """Read (with the folder fallback, as ``chunk`` does), parse, chunk and enrich registry files."""
+    from heritage_pipeline.core.config import config_from
+    from heritage_pipeline.sources.discovery import load_source
+    from heritage_pipeline.stages import chunk_documents, enrich_stage, parse_sources
+
+    cfg = config_from(None, {"context.keywords.method": "rake", "context.section_embedding": False})
+    pol = policy_from(cfg)
+    sources = [load_source(p, source_type="csv_registry", policy=pol) for p in paths]
+    for s, lang in zip(sources, resolve_folder_languages([(str(p), s.lang) for p, s in zip(paths, sources)], pol)):
+        s.lang = lang
+    parsed = parse_sources(sources, cfg)
+    chunks = chunk_documents(parsed.docs, cfg)
+    enrich_stage(chunks, cfg, None, None, None)
+    return sources, chunks, {d.source_path: d for d in parsed.docs}
+
+
+def test_two_row_dutch_registry_is_dutch_from_its_header_and_rows_beside_an_english_one(tmp_path):
+    """A two-row Dutch CSV (header and one row) was tagged en (no confident group of rows, so its folder's language, from an English
+    sibling): the header's Dutch words and the rows' text agree on nl, with the file's confidence in the document's
+    meta; every row says nl, the partition language (issue 13 item 7, trial defect)."""
+    nl = tmp_path / "musea.csv"
+    nl.write_text("naam,plaats\nCafé Museum,Zwolle Stad\n", encoding="utf-8")
+    en = tmp_path / "libraries.csv"
+    en.write_text("name,city,notes\n" + "".join(f"Public Library {i},Springfield,the public library of the town "
+                                                 f"with a reading room and a children's library\n" for i in range(30)),
+                  encoding="utf-8")
+    assert document_language([nl.read_text().replace(",", " ")], markup=False)[0] == UNDETERMINED  # still the case
+    sources, chunks, docs = _registry_chunks([nl, en])
+    src_nl = sources[0]
+    assert src_nl.lang == "nl" and 0 < src_nl.lang_confidence < 0.8
+    assert docs[str(nl)].meta["lang_confidence"] == round(src_nl.lang_confidence, 4)  # the file's confidence
+    rows = [c for c in chunks if c.meta.source_path == str(nl)]
+    assert len(rows) == 1
+    for c in rows:  # a row is not detected on its own: the file's language, no confidence of its own
+        assert c.meta.lang == c.meta.language == src_nl.partition[1] == "nl" and c.meta.lang_confidence is None
+    assert {c.meta.lang for c in chunks if c.meta.source_path == str(en)} == {"en"}
+
+
+@pytest.mark.parametrize("text", [
+    "name,city\nCafé Museum,Zwolle Stad\n",  # English header over a Dutch row: en at 0.10 only, no agreement
+    "item,label\nQ190804,Rijksmuseum\nQ1,Teylers\n",  # no header word of any language
+])
+def test_a_registry_without_agreeing_evidence_stays_undetermined_and_its_rows_follow(tmp_path, text):
+    f = tmp_path / "tiny.csv"
+    f.write_text(text, encoding="utf-8")
+    sources, chunks, _ = _registry_chunks([f])
+    assert sources[0].lang == UNDETERMINED and chunks
+    assert {(c.meta.lang, c.meta.lang_confidence) for c in chunks} == {(UNDETERMINED, None)}  # rows not guessed
+
+
+def test_real_registries_keep_one_language_per_file_with_a_confidence(shared_data):
+    base = shared_data / "realworld" / "raw" / "csv_registry"
+    expected = {"cdvost2018/libraries.csv": "de", "crd-api-sample/libraries.tsv": "ja",
+                "library-eda/data/PLS_FY19_Outlet_pud19i.head2400.csv": "en"}
+    sources, chunks, docs = _registry_chunks([base / rel for rel in expected])
+    for s, (rel, lang) in zip(sources, expected.items()):
+        assert s.lang == lang and s.lang_confidence > 0.5, rel
+        assert docs[s.path].meta["lang_confidence"] == round(s.lang_confidence, 4)
+        rows = [c for c in chunks if c.meta.source_path == s.path]
+        assert rows and {c.meta.lang for c in rows} == {lang}

@@ -287,3 +287,55 @@ def test_a_town_and_country_in_one_location_slot_are_split_in_meta(tmp_path):
     assert got == [("London", "GB"), ("New York", "US"), ("Amsterdam", None), ("Paris, Marais", None),
                    ("Chicago, IL", None)]  # IL: Illinois here, not Israel
     assert "London, UK" in doc.text and doc.sections[0].meta["extra"]["slot:settlement"] == "London, UK"
+
+
+# ----------------------------------------------------------------------------------------- schema metadata files
+@pytest.mark.parametrize("name, text, detail", [
+    ("header.yaml", "id: https://example.org/heritage\nname: heritage\nprefixes:\n  linkml: https://w3id.org/linkml/\n"
+                    "  hc: https://example.org/hc/\ndefault_prefix: hc\nimports:\n  - linkml:types\n", "schema header: id / prefixes"),
+    ("prefixes.yaml", '{"schema": "http://schema.org/", "skos": "http://www.w3.org/2004/02/skos/core#",\n'
+                      ' "IAO": "http://purl.obolibrary.org/obo/IAO_", "Alias": {"@id": "skosxl:Label"}}\n', "4 prefixes"),
+])
+def test_schema_metadata_files_are_skipped_as_schemas(tmp_path, name, text, detail):
+    """A schema header (id / prefixes / default_prefix, no classes) or a prefix map holds no instance data: skipped
+    with the schema reason, not chunked as one entity (issue 12 item 3)."""
+    f = tmp_path / name
+    f.write_text(text, encoding="utf-8")
+    out = parse_source(load_source(f, source_type="yaml_instance"), load_chunking_config())
+    assert out.doc is None and out.quarantined == []
+    assert len(out.skipped) == 1 and "LinkML schema, not instance data" in out.skipped[0] and detail in out.skipped[0]
+
+
+def test_linkml_runtime_prefix_map_is_skipped():
+    """linkml-runtime's own ``prefixmap/meta.yaml`` (package data nobody on the team wrote) was one entity."""
+    import linkml_runtime
+
+    f = Path(linkml_runtime.__file__).parent / "linkml_model" / "prefixmap" / "meta.yaml"
+    assert f.exists() and "http://schema.org/" in f.read_text(encoding="utf-8")  # the fixture still has that shape
+    out = parse_source(load_source(f, source_type="yaml_instance"), load_chunking_config())
+    assert out.doc is None and "LinkML schema, not instance data (prefix map" in out.skipped[0]
+
+
+@pytest.mark.parametrize("text", [
+    "name: Rijksmuseum\nwebsite: https://www.rijksmuseum.nl/\nprefixes_note: none\n",  # an entity with a URL
+    "rijksmuseum: https://www.rijksmuseum.nl/en\nteylers: https://www.teylersmuseum.nl/nl\n",  # names -> pages
+    "id: hc:1\nname: Teylers Museum\nprefixes:\n  hc: https://example.org/hc/\ncity: Haarlem\n",  # data beside prefixes
+])
+def test_instance_data_with_urls_or_prefixes_is_not_a_schema(tmp_path, text):
+    f = tmp_path / "inst.yaml"
+    f.write_text(text, encoding="utf-8")
+    out = parse_source(load_source(f, source_type="yaml_instance"), load_chunking_config())
+    assert out.doc is not None and out.skipped == [] and len(out.doc.sections) == 1
+
+
+def test_shared_schema_modules_without_classes_are_skipped_not_quarantined(shared_data):
+    """The heritage schema's parsimony modules (shared data: id / prefixes / imports and mappings, no classes) were
+    quarantined as "LinkML schema ... cannot be loaded"; they are schema files, skipped with the schema reason."""
+    folder = shared_data / "heritage" / "linkml_schema_EUPL" / "parsimony"
+    files = sorted((folder / "mappings").glob("*.yaml")) + [folder / "parsimony_core.yaml"]
+    assert len(files) >= 10
+    for f in files:
+        out = parse_source(load_source(f, source_type="yaml_instance"), load_chunking_config())
+        assert out.doc is None and out.quarantined == [], f
+        assert out.skipped == [f"{f}: LinkML schema, not instance data (schema header: id / prefixes / imports, no "
+                               "classes or slots)"]

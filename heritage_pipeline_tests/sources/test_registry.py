@@ -199,3 +199,212 @@ def test_a_header_only_registry_is_reported_as_holding_no_content(tmp_path):
     out = parse_source(load_source(f, source_type="csv_registry"), load_chunking_config())
     assert out.doc is not None and not out.quarantined
     assert out.skipped == [f"{out.doc.source_path}: no text to chunk (the file parsed but holds no content)"]
+
+
+# ------------------------------------------------------------------------------------- tables that are no registry
+def _summary_of(paths):
+    from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs
+    from heritage_pipeline.stages import parse_sources
+
+    sources = [load_source(p, source_type="csv_registry") for p in paths]
+    parsed = parse_sources(sources, load_chunking_config())
+    statuses = {s.path: (s.status, parsed.accounted[s.path].partition(": ")[2] or s.reason) for s in sources}
+    return summarize_inputs(statuses, [parsed_file(d) for d in parsed.docs], parsed.quarantined)
+
+
+def test_a_table_with_no_name_or_identifier_column_is_skipped_as_not_a_registry(tmp_path):
+    """A stock-price table (no column maps to a name or identifier slot) was chunked row by row as institutions;
+    it is skipped with the reason, and the summary's file counts add up (issue 12 trial)."""
+    prices = tmp_path / "prices.csv"
+    prices.write_text("Date,Open,High,Low,Close,Volume\n2003-09-19,29.76,29.97,29.52,29.96,92433800\n"
+                      "2003-09-18,28.49,29.51,28.42,29.50,67268096\n", encoding="utf-8")
+    isils = tmp_path / "holdings.csv"  # counterpart: only an identifier column and numbers is still a registry
+    isils.write_text("isil,volumes,visitors\nNL-AsdRM,120000,2500000\nNL-HlmTM,40000,300000\n", encoding="utf-8")
+    out = parse_source(load_source(prices, source_type="csv_registry"), load_chunking_config())
+    assert out.doc is None and out.quarantined == []
+    assert "not a registry: no column maps to a name or identifier slot" in out.skipped[0]
+    assert "Date, Open, High" in out.skipped[0] and "registration_date" in out.skipped[0]  # the one mapped column
+    kept = parse_source(load_source(isils, source_type="csv_registry"), load_chunking_config())
+    assert kept.doc is not None and len(kept.doc.sections) == 2
+    summary = _summary_of([prices, isils])
+    assert (summary.files, summary.chunked, summary.n_skipped, summary.n_quarantined) == (2, 1, 1, 0)
+    assert any("not a registry" in ln for ln in summary.lines())
+    assert summary.parts["rows"].read == summary.parts["rows"].chunked == 2  # rows of the skipped file not counted
+
+
+def test_matplotlib_msft_stock_prices_are_not_a_registry():
+    """matplotlib's sample ``msft.csv`` (Date, Open, High, Low, Close, Volume, Adj. Close*: package data nobody on
+    the team wrote) is skipped; a configured mapping still reads such a file (configured mappings win)."""
+    import matplotlib
+
+    f = Path(matplotlib.get_data_path()) / "sample_data" / "msft.csv"
+    src = load_source(f, source_type="csv_registry")
+    assert src.text.startswith("Date,Open,High,Low,Close")
+    out = parse_source(src, load_chunking_config())
+    assert out.doc is None and "not a registry" in out.skipped[0]
+    configured = MappingsFile(mappings={"prices": RegistryMapping(match=["Date", "Close"], columns={})})
+    doc, problems = parse_registry(src.text, doc_id="msft", source_path=str(f), lang="en", mappings=configured)
+    assert problems == [] and doc.meta["registry_type"] == "prices"
+    assert len(doc.sections) == len([ln for ln in src.text.splitlines()[1:] if ln.strip()])
+
+
+# ------------------------------------------------------------------------------------------------- ragged rows
+def _text_pairs(text: str) -> dict[str, str]:
+    return dict(line.split(": ", 1) for line in text.split("\n"))
+
+
+def _meta_pairs(extra: dict[str, str]) -> dict[str, str]:
+    from heritage_pipeline.sources.columns import CODE_SLOTS
+
+    return {k.removeprefix("slot:"): v for k, v in extra.items()
+            if k.startswith("slot:") and k[5:] not in CODE_SLOTS or not k.startswith("slot:")}
+
+
+def test_ragged_rows_are_warned_with_line_numbers_and_text_agrees_with_meta(tmp_path):
+    """Rows with fewer or more fields than the header: one grouped warning naming the file and lines, every row kept,
+    a shifted cell that is no ISIL is not claimed as ``isil_code``, surplus cells shown in the text (trial defect)."""
+    f = tmp_path / "ragged.csv"
+    f.write_text("name,place,isil\nRijksmuseum,Amsterdam,NL-AsdRM\nMuseum Prinsenhof,Delft\n"
+                 "Teylers Museum,Haarlem,Spaarne,NL-HlmTM\nFrans Hals Museum,Haarlem,NL-HlmFHM\n"
+                 "Museum A,B,C,D,E\n", encoding="utf-8")
+    src, doc, problems = _parse_file(f)
+    assert problems == [] and len(doc.sections) == 5
+    warn = doc.meta["ragged_rows"]
+    assert warn["count"] == 3 and warn["lines"] == [3, 4, 6] and warn["header_fields"] == 3
+    assert "at lines 3-4, 6" in warn["message"] and warn["fields"] == {"2": 1, "4": 1, "5": 1}
+    rows = _rows(doc)
+    for meta, text, _ in rows:  # every line of the text is a value of the metadata, and the other way round
+        assert _text_pairs(text) == _meta_pairs(meta["extra"])
+    teylers, shifted = rows[2], rows[4]
+    assert teylers[0]["extra"]["isil"] == "Spaarne" and "slot:isil_code" not in teylers[0]["extra"]
+    assert "column_4: NL-HlmTM" in teylers[1] and "isil: Spaarne" in teylers[1]  # the real ISIL stays visible
+    assert "isil_code" not in shifted[1] and "isil: C" in shifted[1] and not shifted[0]["has_identifiers"]
+    assert rows[3][0]["extra"]["slot:isil_code"] == "NL-HlmFHM" and rows[3][0]["country_code"] == "NL"  # not ragged
+    summary = _summary_of([f])
+    lines = summary.lines()
+    assert summary.n_ragged == 3 and any(str(f) in ln and "lines 3-4, 6" in ln for ln in lines)
+    assert summary.parts["rows"].read == summary.parts["rows"].chunked == 5
+
+
+_word = st.text(alphabet="abcdefgh", min_size=1, max_size=6)
+_isil = st.from_regex(r"NL-[A-Z][a-z]{2,5}", fullmatch=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.one_of(_word, _isil), min_size=1, max_size=6), min_size=1, max_size=6))
+def test_record_text_and_meta_hold_the_same_values_on_any_row_shape(rows):
+    """Property: whatever the field count of each row, every ``key: value`` line of the record text is a value of
+    ``meta.extra`` (slots as ``slot:<name>``); on a ragged row the text holds every non-code value of the metadata
+    (on a regular row unmapped columns stay in metadata only, SPEC §2), and its ``isil_code`` passes the ISIL
+    check."""
+    from heritage_pipeline.sources.columns import VALUE_CHECKS
+
+    text = "name,place,isil\n" + "".join(",".join(r) + "\n" for r in rows)
+    doc, problems = parse_registry(text, doc_id="t", source_path="t.csv", lang="und", mappings=MappingsFile())
+    assert problems == []
+    ragged = {i + 1 for i, r in enumerate(rows) if len(r) != 3}
+    assert doc.meta.get("ragged_rows", {}).get("count", 0) == len(ragged)
+    for meta, body, _ in _rows(doc):
+        in_text, in_meta = _text_pairs(body), _meta_pairs(meta["extra"])
+        assert in_text.items() <= in_meta.items()
+        if meta["row_index"] in ragged:
+            assert in_text == in_meta
+            assert "isil_code" not in in_text or VALUE_CHECKS["isil_code"](in_text["isil_code"])
+
+
+def test_shared_wikidata_export_short_rows_are_warned_once_and_read_unchanged(shared_data):
+    """The real Wikidata ISIL export omits the trailing empty dbsId field on most rows: one warning for the file
+    (line numbers computed here independently), the rows read as before (nothing demoted, nothing added)."""
+    path = shared_data / "heritage" / "isil_wikidata" / "wikidata_isil_lookup_sample.tsv"
+    src, doc, problems = _parse_file(path)
+    lines = src.text.split("\n")
+    short = [i + 1 for i, ln in enumerate(lines) if i > 0 and ln.strip() and len(ln.rstrip("\r").split("\t")) != 5]
+    assert short and doc.meta["ragged_rows"]["lines"][:len(short)] == short[:1000]
+    assert doc.meta["ragged_rows"]["count"] == len(short)
+    for meta, text, _ in _rows(doc):
+        assert all(k.startswith("slot:") for k in meta["extra"])  # no cell left unplaced on these rows
+
+
+# ---------------------------------------------------------------------------------------------------- country
+def test_us_rows_get_their_country_from_zip_and_state_codes_never_from_a_place_name(tmp_path):
+    """A US registry (state column -> region, ZIP codes) has no ISIL and no country column: each row with a ZIP code
+    and a USPS state code is US, the rest take US only because nearly all rows agree; "Paris" (Texas) is no evidence
+    for France, and a German PLZ beside "BY" (Bavaria) proves nothing (trial defect: PLS rows had no country)."""
+    f = tmp_path / "pls.csv"
+    rows = [("TX", "PARIS PUBLIC LIBRARY", "PARIS", "75460")] + [("CA", f"LIBRARY {i}", "FRESNO", f"9{i:04d}")
+                                                                  for i in range(18)] + [("CA", "BOOKMOBILE", "", "")]
+    f.write_text("STABR,LIBNAME,CITY,ZIP\n" + "".join(",".join(r) + "\n" for r in rows), encoding="utf-8")
+    src, doc, _ = _parse_file(f)
+    assert doc.meta["column_mapping"]["STABR"] == "region" and doc.meta["column_mapping"]["ZIP"] == "postal_code"
+    codes = [m["country_code"] for m, _, _ in _rows(doc)]
+    assert codes == ["US"] * 20 and doc.meta["country_code_default"] == "US"
+    assert doc.meta["country_code_default_source"] == "inferred (0.950 of 20 rows)"  # 19 rows with their own evidence
+    strict = MappingsFile.model_validate({"defaults": {"country_agreement": 1.0}})  # the config key is read
+    doc2, _ = parse_registry(src.text, doc_id="p", source_path="pls.csv", lang="en", mappings=strict)
+    assert [s.meta["country_code"] for s in doc2.sections][-1] is None and doc2.meta["country_code_default"] is None
+    de = tmp_path / "bayern.csv"
+    de.write_text("name,bundesland,plz,ort\nStadtbibliothek München,BY,80331,München\nStadtbibliothek Nürnberg,BY,90402,"
+                  "Nürnberg\nStaatsbibliothek Bamberg,BY,96049,Bamberg\n", encoding="utf-8")
+    _, doc3, _ = _parse_file(de)
+    assert [m["country_code"] for m, _, _ in _rows(doc3)] == [None, None, None]
+
+
+@pytest.mark.parametrize("slots, expected", [
+    ({"postal_code": "99577-7743", "region": "AK"}, "US"), ({"postal_code": "99556", "region": "ak"}, "US"),
+    ({"postal_code": "99556"}, None), ({"postal_code": "80331", "region": "BY"}, None),
+    ({"postal_code": "1012 AB"}, "NL"), ({"postal_code": "K1A 0B1"}, "CA"), ({"postal_code": "SW1A 1AA"}, "GB"),
+    ({"postal_code": "75001", "settlement": "Paris"}, None), ({"region": "CA"}, None),
+])
+def test_postal_country(slots, expected):
+    from heritage_pipeline.sources.registry import postal_country
+
+    assert postal_country(slots) == expected
+
+
+def test_real_pls_outlets_are_all_us(shared_data):
+    """The IMLS PLS FY19 outlet file (realworld, 2,400 rows, no ISIL, no country column): every row US."""
+    path = shared_data / "realworld/raw/csv_registry/library-eda/data/PLS_FY19_Outlet_pud19i.head2400.csv"
+    src, doc, _ = _parse_file(path)
+    rows = _rows(doc)
+    assert len(rows) == 2400 and {m["country_code"] for m, _, _ in rows} == {"US"}
+    assert doc.meta["country_code_default"] == "US"
+    # the other realworld registries keep the countries their own rows show (mixed: no default)
+    src2, doc2, _ = _parse_file(shared_data / "realworld/raw/csv_registry/OpenSourceInLibraries/libraries.csv")
+    assert doc2.meta["country_code_default"] is None and len({s.meta["country_code"] for s in doc2.sections}) > 3
+
+
+# ------------------------------------------------------------------------------------------- custodian type column
+def test_free_text_type_column_text_shows_the_source_value_and_meta_its_code(tmp_path):
+    """A Japanese category column: the text keeps the source value, meta.custodian_type is its code; a type value
+    that names no code never takes the registry default its own text contradicts (trial: アーカイブズ rows were L)."""
+    f = tmp_path / "jp.tsv"
+    rows = [("公共図書館(市立) (23)", f"市立図書館{i}", f"JP-10000{i:02d}") for i in range(12)]
+    rows += [("アーカイブズ (90)", "県立歴史館", "JP-1000090"), ("その他 (99)", "情報センター", "JP-1000099")]
+    f.write_text("".join("\t".join(("1", t, "2004", n, i)) + "\n" for t, n, i in rows), encoding="utf-8")
+    _, doc, _ = _parse_file(f)
+    by_name = {m["extra"]["slot:preferred_label"]: (m, text) for m, text, _ in _rows(doc)}
+    lib_meta, lib_text = by_name["市立図書館0"]
+    assert "custodian_type: 公共図書館(市立) (23)" in lib_text and lib_meta["custodian_type"] == "L"
+    assert lib_meta["extra"]["slot:custodian_type"] == "公共図書館(市立) (23)"
+    assert doc.meta["custodian_type_default"] == "L"
+    assert by_name["県立歴史館"][0]["custodian_type"] == "A"  # katakana "archives"
+    other = by_name["情報センター"][0]
+    assert other["custodian_type"] is None and "custodian_type: その他 (99)" in by_name["情報センター"][1]
+    assert doc.meta["custodian_type_unrecognised"] == {"その他 (99)": 1}
+
+
+def test_real_ndl_libraries_type_codes_agree_with_their_type_column(shared_data):
+    """ndl-lab crd-api-sample libraries.tsv (818 rows): no row's code contradicts its own category value."""
+    from heritage_pipeline.sources.columns import type_code
+
+    _, doc, _ = _parse_file(shared_data / "realworld/raw/csv_registry/crd-api-sample/libraries.tsv")
+    archives = 0
+    for meta, text, _ in _rows(doc):
+        value = meta["extra"].get("slot:custodian_type", "")
+        assert value and f"custodian_type: {value}" in text
+        if type_code(value):
+            assert meta["custodian_type"] == type_code(value)
+        archives += value.startswith("アーカイブズ")
+        if value.startswith("アーカイブズ"):
+            assert meta["custodian_type"] == "A"  # from its own category (katakana "archives"), never the default L
+    assert archives == 10
