@@ -203,12 +203,16 @@ def detect_source_language(text: str, source_type: str, policy: LanguagePolicy |
 
     A CSV registry votes with groups of 20 rows (at most 400 rows, evenly spaced over the whole file), each group
     the words of the header and the rows' cells that hold words (identifiers, numbers and URLs left out): one
-    language per file from all rows (short names alone came out ``ha`` / ``pcm`` with the full language model)."""
+    language per file from all rows (short names alone came out ``ha`` / ``pcm`` with the full language model).
+    All-capitals words of the cells are lower-cased for the vote: the detector's character n-grams are
+    case-sensitive and come from mixed-case text, so upper-case exports (``MUSCLE SHOALS PUBLIC LIBRARY``) among
+    mixed-case English names voted ``lb``."""
     if source_type == "conversation":
         segments = _json_strings(text)
     elif source_type == "csv_registry":
         lines = text.splitlines()
-        rows = [" ".join(c.strip() for c in re.split(r"[,;\t|]", line) if _WORDY_CELL.search(c) and "://" not in c)
+        rows = [" ".join(_fold_capitals(c.strip()) for c in re.split(r"[,;\t|]", line)
+                         if _WORDY_CELL.search(c) and "://" not in c)
                 for line in lines[1:]]
         rows = [r for r in rows if r]
         step = max(1, len(rows) // 400)
@@ -223,6 +227,12 @@ def detect_source_language(text: str, source_type: str, policy: LanguagePolicy |
 
 
 _WORDY_CELL = re.compile(r"[^\W\d_]{3,}")
+_CAPITALS_WORD = re.compile(r"\b[^\W\d_]{2,}\b")
+
+
+def _fold_capitals(cell: str) -> str:
+    """``cell`` with its all-capitals words lower-cased (``EAGLE RIVER Library`` -> ``eagle river Library``)."""
+    return _CAPITALS_WORD.sub(lambda m: m.group().lower() if m.group().isupper() else m.group(), cell)
 
 
 def _json_strings(text: str) -> list[str]:
