@@ -39,7 +39,7 @@ from heritage_pipeline_eval.ablation import distractor_docs, run_ablation
 from heritage_pipeline.chunking.ids import breadcrumb
 from heritage_pipeline.core.config import (DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, SOURCE_TYPES,
     load_chunking_config, load_pipeline_config)
-from heritage_pipeline.dedup.checks import deduped_checks, source_caps
+from heritage_pipeline.dedup.checks import deduped_checks, source_caps, stored_outcomes, write_outcomes
 from heritage_pipeline.dedup.minhash import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
 from heritage_pipeline.sources.discovery import sources_to_table, table_to_sources
 from heritage_pipeline.enrich.langid import policy_from
@@ -51,6 +51,7 @@ from heritage_pipeline.incremental.parsing import parse_with_reuse
 from heritage_pipeline.incremental.versions import (chained_version, digest, is_current, read_if_code_version,
     read_if_version, stored_versions, with_versions, write_version_marker)
 from heritage_pipeline.index.sync import sync_index
+from heritage_pipeline.core.handoff import HANDOFF
 from heritage_pipeline.core.storage import OutputLayout, atomic_write
 from heritage_pipeline.core.models import Chunk, chunks_to_table, table_to_chunks
 from heritage_pipeline.sources.dispatch import table_to_docs
@@ -114,12 +115,17 @@ class PartitionStep:
         """The stored output if the same code version wrote it (its unchanged rows may be reused), else None."""
         return read_if_code_version(self.path, self.code_version)
 
-    def output(self, table: pa.Table, metadata: dict, *, reused: bool = False) -> dg.Output:
+    def output(self, table: pa.Table, metadata: dict, *, reused: bool = False,
+               chunks: list[Chunk] | None = None) -> dg.Output:
+        """The Dagster output of ``table`` with its versions; ``chunks`` (the objects the table was built from,
+        not modified afterwards) are handed to the next asset of this process (:mod:`heritage_pipeline.core.handoff`)."""
         if self.data_version is None:  # an input was written before data versions existed: version this content
             self.data_version = digest(self.asset, self.code_version, str(table.num_rows), self.context.run_id)
         metadata = {**metadata, "data_version": self.data_version[:16], "reused": reused}
-        return dg.Output(with_versions(table, self.data_version, self.code_version),
-                         data_version=dg.DataVersion(self.data_version), metadata=metadata)
+        table = with_versions(table, self.data_version, self.code_version)
+        if chunks is not None:
+            HANDOFF.put(table, chunks)
+        return dg.Output(table, data_version=dg.DataVersion(self.data_version), metadata=metadata)
 
     def reuse(self, table: pa.Table, extra: dict | None = None) -> dg.Output:
         """Output the stored table again, with the metadata of the materialisation that wrote it when recorded."""
@@ -258,7 +264,7 @@ def chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokeni
     docs = table_to_docs(parsed_sections)
     out = P.chunk_documents(docs, settings.chunking(), tokenizer.get())
     lens = [c.meta.len_tokens for c in out]
-    return step.output(chunks_to_table(out), {
+    return step.output(chunks_to_table(out), chunks=out, metadata={
         "dagster/row_count": len(out),
         "documents": len(docs),
         "max_len_tokens": max(lens, default=0),
@@ -343,10 +349,10 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
                 cache.close()
         return stats["passages_embedded_now"], seconds
 
-    res = enrich_with_reuse(chunks, step.previous(), gaz, gazetteer_version, enrich)
+    res = enrich_with_reuse(chunks, step.previous(), gaz, gazetteer_version, enrich, items=HANDOFF.take(chunks))
     items, table, seconds = res.items, res.table, res.seconds
     crumbs = {breadcrumb(c.meta.anchors) for c in items if c.meta.anchors}
-    return step.output(table, {
+    return step.output(table, chunks=items, metadata={
         "dagster/row_count": len(items),
         "enriched_now": res.enriched_now,
         "reused_rows": res.reused_rows,
@@ -402,10 +408,17 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
     step = PartitionStep(context, settings, [enriched_chunks, raw_sources, parsed_sections])
     cfg = settings.chunking()
     log_path = OutputLayout(settings.output_path).dedup_log(step.source_type, step.lang)
+    checks_path = log_path.with_name(f"{log_path.stem}.checks.json")
     stored = step.stored()
     log_table = read_if_version(log_path, step.data_version) if stored is not None else None
-    items = table_to_chunks(enriched_chunks)
-    if stored is not None and log_table is not None:
+    outcomes = stored_outcomes(checks_path, step.data_version) if log_table is not None else None
+    if outcomes is not None:  # an unchanged partition: nothing to decode, its checks are those of the stored output
+        HANDOFF.drop(enriched_chunks)
+        yield step.reuse(stored)
+        yield from _check_results(outcomes, step.partition)
+        return
+    items = HANDOFF.take(enriched_chunks)
+    if stored is not None and log_table is not None:  # (checks stored by no earlier run: computed once more)
         kept = table_to_chunks(stored)
         log = [DedupRecord(**r) for r in log_table.select(list(DEDUP_LOG_SCHEMA.names)).to_pylist()]
         yield step.reuse(stored)
@@ -416,7 +429,7 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
         log_table = with_versions(log_to_table(log, cfg.quality.dedup), step.data_version, step.code_version)
         atomic_write(log_path, lambda tmp: pq.write_table(log_table, tmp))
         reads = [r.quality.readability for r in kept if r.quality.readability is not None]
-        yield step.output(chunks_to_table(kept), {
+        yield step.output(chunks_to_table(kept), chunks=kept, metadata={
             "dagster/row_count": len(kept),
             "chunks_in": len(items),
             "dropped": len(log),
@@ -430,20 +443,25 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
             "boilerplate_flagged": sum(1 for c in kept if c.quality.boilerplate),
             "length_ok": sum(1 for c in kept if c.quality.length_ok),
         })
-    yield from _checks(kept, log, source_caps(cfg), tokenizer.get().count, raw_sources, parsed_sections, items,
-                       partition=step.partition)
+    outcomes = _check_outcomes(kept, log, source_caps(cfg), tokenizer.get().count, raw_sources, parsed_sections, items)
+    write_outcomes(checks_path, step.data_version, outcomes)
+    yield from _check_results(outcomes, step.partition)
 
 
-def _checks(kept, log, caps, count, raw_sources: pa.Table, parsed_sections: pa.Table, items=None, *, partition: str):
-    """The asset checks, computed by :func:`heritage_pipeline.dedup.checks.deduped_checks`; each result names its
-    partition (the UI lists one row per partition run)."""
-
+def _check_outcomes(kept, log, caps, count, raw_sources: pa.Table, parsed_sections: pa.Table, items=None):
+    """The asset checks' outcomes, computed by :func:`heritage_pipeline.dedup.checks.deduped_checks`."""
     sources = table_to_sources(raw_sources)
     parsed = parsed_sections.select(["source_path", "text_is_raw", "structure"]).to_pylist()
     raw_docs = {d["source_path"]: d["text_is_raw"] for d in parsed}
     skip_reasons = {d["source_path"]: json.loads(d["structure"]).get("skipped", []) for d in parsed}
-    for o in deduped_checks(items if items is not None else kept, kept, log, caps, {s.path: s.text for s in sources},
-                            raw_docs, {s.path: s.status for s in sources}, skip_reasons, count=count):
+    return deduped_checks(items if items is not None else kept, kept, log, caps, {s.path: s.text for s in sources},
+                          raw_docs, {s.path: s.status for s in sources}, skip_reasons, count=count)
+
+
+def _check_results(outcomes, partition: str):
+    """The outcomes as Dagster asset check results; each result names its partition (the UI lists one row per
+    partition run)."""
+    for o in outcomes:
         meta = {k: dg.MetadataValue.json(v) if isinstance(v, (list, dict)) else v for k, v in o.metadata.items()}
         meta["partition"] = partition
         yield dg.AssetCheckResult(check_name=o.name, passed=o.passed, metadata=meta,
@@ -462,7 +480,7 @@ def embedded_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     step = PartitionStep(context, settings, [deduped_chunks], embedder)
     if (stored := step.stored()) is not None:
         return step.reuse(stored, {"embedded_now": 0, "cache_hit_rate": 1.0})
-    items = table_to_chunks(deduped_chunks)
+    items = HANDOFF.take(deduped_chunks)
     if not items:
         return step.output(chunks_to_table([], []), {"dagster/row_count": 0, "embedded_now": 0})
     cache = embedder.cache()
