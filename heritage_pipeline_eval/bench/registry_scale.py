@@ -241,6 +241,8 @@ def bench_run(rows: int, base: int) -> dict:
     c_base = LAST_CPU_S
     t_big, peak, tmp_big = _run_once(rows)
     c_big = LAST_CPU_S
+    steps = _step_seconds(tmp_big / "home")
+    partitions = sorted(f"{q.parent.name}|{q.stem}" for q in (tmp_big / "out" / "storage" / "embedded_chunks").glob("*/*.parquet"))
     t_rerun, _, _ = _run_once(rows, tmp_big)
     c_rerun = LAST_CPU_S
     m_run = (t_big - t_base) / (rows - base)
@@ -257,15 +259,32 @@ def bench_run(rows: int, base: int) -> dict:
            "ratio_cpu_run_over_embed": round(mc_run / mc_emb, 3) if mc_emb > 0 else None,
            "peak_rss_mb": round(peak / 2**20), "unchanged_rerun_s": round(t_rerun, 1),
            "unchanged_rerun_cpu_s": round(c_rerun, 1),
-           "model": f"{ecfg.model} ({ecfg.backend})", "load_1min": round(os.getloadavg()[0], 2)}
+           "model": f"{ecfg.model} ({ecfg.backend})", "load_1min": round(os.getloadavg()[0], 2),
+           "partitions": partitions, "step_seconds_big": {k: round(v, 1) for k, v in steps.items()}}
     print(f"run: {rows} rows in {t_big:.1f} s, {base} rows in {t_base:.1f} s -> marginal {1000 * m_run:.2f} ms/row; "
           f"embedding alone {e_big:.1f} s / {e_base:.1f} s -> {1000 * m_emb:.2f} ms/row; ratio "
           f"{res['ratio_run_over_embed']}x (wall); CPU: run {1000 * mc_run:.2f} ms/row, embedding alone "
           f"{1000 * mc_emb:.2f} ms/row, ratio {res['ratio_cpu_run_over_embed']}x; peak RSS {peak / 2**20:.0f} MB; "
           f"unchanged re-run {t_rerun:.1f} s wall / {c_rerun:.1f} CPU s")
+    print(f"{rows}-row run: partitions {', '.join(partitions)}; seconds per step (wall, Dagster STEP_SUCCESS):")
+    for k, v in sorted(steps.items(), key=lambda kv: -kv[1]):
+        print(f"  {k:<40} {v:8.1f}")
     for t in (tmp_base, tmp_big):
         shutil.rmtree(t, ignore_errors=True)
     return res
+
+
+def _step_seconds(home: Path) -> dict[str, float]:
+    """Wall seconds per asset step, summed over the Dagster runs of the instance at ``home`` (STEP_SUCCESS)."""
+    import dagster as dg
+
+    inst = dg.DagsterInstance.from_config(str(home))
+    out: dict[str, float] = {}
+    for run in inst.get_runs():
+        for rec in inst.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_SUCCESS):
+            key = rec.dagster_event.step_key
+            out[key] = out.get(key, 0.0) + rec.dagster_event.event_specific_data.duration_ms / 1000
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
