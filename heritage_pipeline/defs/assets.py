@@ -285,16 +285,36 @@ GAZETTEER_AUTOMATION = (dg.AutomationCondition.any_deps_match(dg.AutomationCondi
                         & ~dg.AutomationCondition.in_progress()).with_label("after registry updates")
 
 
+def _gazetteer_partition_paths(context: dg.AssetExecutionContext, settings: SettingsResource) -> dict[str, Any]:
+    """``{partition key: path}`` of the stored ``parsed_sections`` of every registry / LinkML instance partition of a
+    registered language."""
+    out = {}
+    for lang in sorted(context.instance.get_dynamic_partitions(language_partitions.name)):
+        for st in GAZETTEER_SOURCE_TYPES:
+            key = partition_key_str(st, lang)
+            path = partition_path(settings.storage, "parsed_sections", key)
+            if path.exists():
+                out[key] = path
+    return out
+
+
 def _gazetteer_partitions(context: dg.AssetExecutionContext, settings: SettingsResource) -> list[pa.Table]:
     """The stored ``parsed_sections`` of every registry / LinkML instance partition of a registered language."""
     out = []
-    for lang in sorted(context.instance.get_dynamic_partitions(language_partitions.name)):
-        for st in GAZETTEER_SOURCE_TYPES:
-            path = partition_path(settings.storage, "parsed_sections", partition_key_str(st, lang))
-            if path.exists():
-                with path.open("rb") as f:
-                    out.append(pq.read_table(f))
+    for path in _gazetteer_partition_paths(context, settings).values():
+        with path.open("rb") as f:
+            out.append(pq.read_table(f))
     return out
+
+
+def _gazetteer_inputs(context: dg.AssetExecutionContext, settings: SettingsResource) -> str | None:
+    """A key of what the gazetteer is built from: the data versions of its input partitions (Parquet footers), the
+    asset's code version (config included) and the data folder; None when an input carries no data version."""
+    versions = {k: stored_versions(p)[0] for k, p in _gazetteer_partition_paths(context, settings).items()}
+    if any(v is None for v in versions.values()):
+        return None
+    return digest("gazetteer", runtime_code_version(context, settings), str(settings.data_path),
+                  *(f"{k}={v}" for k, v in sorted(versions.items())))
 
 
 @dg.asset(
@@ -309,15 +329,22 @@ def _gazetteer_partitions(context: dg.AssetExecutionContext, settings: SettingsR
                 "re-materialising it then gives the same data version and nothing downstream.",
 )
 def gazetteer(context: dg.AssetExecutionContext, settings: SettingsResource) -> dg.MaterializeResult:
-    docs = [d for t in _gazetteer_partitions(context, settings) for d in table_to_docs(t)]
-    gaz = P.gazetteer_stage(docs, settings.chunking(), settings.data_path)
     path = OutputLayout(settings.output_path).gazetteer
-    version = P.write_gazetteer(gaz, path)
-    types = Counter(e.type_code for e in gaz.entities)
+    inputs = _gazetteer_inputs(context, settings)
+    if (memo := P.reusable_gazetteer(path, inputs)) is not None:  # the same inputs, code and config: not rebuilt
+        version, facts = memo
+        context.log.info(f"gazetteer: input partitions, config and code unchanged; reusing {path}")
+    else:
+        docs = [d for t in _gazetteer_partitions(context, settings) for d in table_to_docs(t)]
+        gaz = P.gazetteer_stage(docs, settings.chunking(), settings.data_path)
+        facts = {"entities": len(gaz), "documents": len(docs),
+                 "types": sorted(Counter(e.type_code for e in gaz.entities).items()),
+                 "identifiers": sum(len(e.ids) for e in gaz.entities)}
+        version = P.write_gazetteer(gaz, path, inputs=inputs, metadata=facts)
     return dg.MaterializeResult(data_version=dg.DataVersion(version), metadata={
-        "dagster/row_count": len(gaz), "documents": len(docs), "path": dg.MetadataValue.path(str(path)),
-        "entities_by_type": table_md(("type", "entities"), sorted(types.items())),
-        "identifiers": sum(len(e.ids) for e in gaz.entities), "fingerprint": version[:16]})
+        "dagster/row_count": facts["entities"], "documents": facts["documents"], "path": dg.MetadataValue.path(str(path)),
+        "entities_by_type": table_md(("type", "entities"), [tuple(t) for t in facts["types"]]),
+        "identifiers": facts["identifiers"], "fingerprint": version[:16], "reused": memo is not None})
 
 
 @dg.asset(
@@ -333,11 +360,19 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     cfg = settings.chunking()
     # heritage mentions also depend on the registries' names (the gazetteer asset): its fingerprint keys the data
     # version, so an edited registry makes every partition recompute, reusing its enriched rows (below)
-    gaz, gazetteer_version = _stored_gazetteer(context, settings) if cfg.context.entities.heritage else (None, "")
+    gaz_path = OutputLayout(settings.output_path).gazetteer
+    gaz, gazetteer_version = None, ""
+    if cfg.context.entities.heritage:  # the stored gazetteer's fingerprint without loading it, when recorded
+        gazetteer_version = P.stored_gazetteer_version(gaz_path)
+        if gazetteer_version is None:  # never materialised: the registries parsed now (with a warning)
+            gaz, gazetteer_version = _stored_gazetteer(context, settings)
     if step.data_version is not None and chunks.num_rows:  # (no chunks: no mentions to depend on it)
         step.data_version = digest(step.data_version, gazetteer_version)
     if (stored := step.stored()) is not None:
+        HANDOFF.drop(chunks)
         return step.reuse(stored, {"enriched_now": 0, "passages_embedded_now": 0})
+    if cfg.context.entities.heritage and gaz is None:
+        gaz, _ = P.load_gazetteer(gaz_path)
 
     def enrich(todo: list[Chunk]) -> tuple[int, dict[str, float]]:
         cache, stats, seconds = embedder.cache(), {}, {}
