@@ -6,6 +6,7 @@ raw sources -> :func:`parse_sources` -> :func:`chunk_documents` -> :func:`enrich
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,21 +110,92 @@ def gazetteer_stage(docs: Iterable[ParsedDocument], config: ChunkingConfig, data
     return build_gazetteer(docs, config.context.entities.gazetteer, data_dir)
 
 
-def write_gazetteer(gaz: Gazetteer, path: str | Path) -> str:
-    """Store ``gaz`` as JSON atomically; returns its fingerprint (the gazetteer asset's data version)."""
+# The gazetteer last written or loaded by this process, keyed by the SHA-256 of its stored JSON: the enrichment of a
+# `heritage-pipeline run` loads what the gazetteer asset wrote seconds before in the same process (for a registry of
+# 100,000 rows, seconds of JSON parsing and indexing). A file with other bytes is loaded again.
+_GAZETTEER_MEMO: dict[str, tuple[Gazetteer, str]] = {}
+
+
+def _remember_gazetteer(data: bytes, gaz: Gazetteer, version: str) -> None:
+    _GAZETTEER_MEMO.clear()
+    _GAZETTEER_MEMO[hashlib.sha256(data).hexdigest()] = (gaz, version)
+
+
+def write_gazetteer(gaz: Gazetteer, path: str | Path, *, inputs: str | None = None, metadata: dict | None = None) -> str:
+    """Store ``gaz`` as JSON atomically; returns its fingerprint (the gazetteer asset's data version).
+
+    The gazetteer is also kept for :func:`load_gazetteer` of the same bytes in this process (``gazetteer_from_json``
+    of the stored JSON rebuilds an equal gazetteer, so the object itself is handed on), and a record beside the file
+    (``<path>.record.json``: its SHA-256, the fingerprint, ``inputs`` and ``metadata``) lets a later run take the
+    fingerprint without loading it (:func:`stored_gazetteer_version`) or skip the build (:func:`reusable_gazetteer`).
+
+    Args:
+        gaz: the gazetteer.
+        path: where to store it.
+        inputs: a key of what it was built from (input data versions, code version), for :func:`reusable_gazetteer`.
+        metadata: JSON-able facts about it to report again on reuse (counts).
+
+    Returns:
+        The fingerprint (:func:`~heritage_pipeline.enrich.gazetteer.fingerprint`)."""
     text = gazetteer_to_json(gaz)
     atomic_write(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    return fingerprint(gaz)
+    version = fingerprint(gaz)
+    data = text.encode("utf-8")
+    _remember_gazetteer(data, gaz, version)
+    record = {"sha256": hashlib.sha256(data).hexdigest(), "fingerprint": version, "inputs": inputs or "",
+              "metadata": metadata or {}}
+    atomic_write(_gazetteer_record_path(path), lambda tmp: tmp.write_text(json.dumps(record), encoding="utf-8"))
+    return version
+
+
+def _gazetteer_record_path(path: str | Path) -> Path:
+    path = Path(path)
+    return path.with_name(path.name + ".record.json")
+
+
+def _gazetteer_record(path: str | Path) -> dict | None:
+    """The record :func:`write_gazetteer` left beside ``path`` when it still describes the file there, else None."""
+    try:
+        record = json.loads(_gazetteer_record_path(path).read_text(encoding="utf-8"))
+        return record if record.get("sha256") == hashlib.sha256(Path(path).read_bytes()).hexdigest() else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def stored_gazetteer_version(path: str | Path) -> str | None:
+    """The fingerprint of the gazetteer stored at ``path`` without loading it when :func:`write_gazetteer` recorded
+    it for these very bytes (else loaded); None when nothing is stored there."""
+    if not Path(path).is_file():
+        return None
+    record = _gazetteer_record(path)
+    return record["fingerprint"] if record is not None else load_gazetteer(path)[1]
+
+
+def reusable_gazetteer(path: str | Path, inputs: str | None) -> tuple[str, dict] | None:
+    """``(fingerprint, metadata)`` of the gazetteer stored at ``path`` when :func:`write_gazetteer` wrote it from the
+    inputs ``inputs`` (a key of the input data versions and the code version), so it need not be built again; else
+    None."""
+    record = _gazetteer_record(path) if inputs else None
+    if record is None or record.get("inputs") != inputs:
+        return None
+    return record["fingerprint"], record.get("metadata", {})
 
 
 def load_gazetteer(path: str | Path) -> tuple[Gazetteer, str]:
-    """The gazetteer stored by :func:`write_gazetteer` and its fingerprint.
+    """The gazetteer stored by :func:`write_gazetteer` and its fingerprint (the one this process wrote or loaded
+    last when the file holds the same bytes; read-only: callers must not modify it).
 
     Raises:
         FileNotFoundError: nothing is stored at ``path`` (the ``gazetteer`` asset was never materialised).
     """
-    gaz = gazetteer_from_json(Path(path).read_text(encoding="utf-8"))
-    return gaz, fingerprint(gaz)
+    data = Path(path).read_bytes()
+    hit = _GAZETTEER_MEMO.get(hashlib.sha256(data).hexdigest())
+    if hit is not None:
+        return hit
+    gaz = gazetteer_from_json(data.decode("utf-8"))
+    version = fingerprint(gaz)
+    _remember_gazetteer(data, gaz, version)
+    return gaz, version
 
 
 def gazetteer_for_enrichment(path: str | Path, config: ChunkingConfig,

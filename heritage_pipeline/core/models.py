@@ -321,6 +321,27 @@ def table_vectors(table: pa.Table) -> list[list[float] | None]:
     return table.column("vector").to_pylist()
 
 
+def table_vector_array(table: pa.Table) -> np.ndarray:
+    """The ``vector`` column of an embedded chunk table as one ``float32 [n, dim]`` array, read from the Arrow
+    buffers without Python floats (the lists of :func:`table_vectors` for 100,000 rows x 512 dimensions are 51 million
+    float objects: seconds of CPU and gigabytes of memory). Equals ``np.asarray(table_vectors(table), np.float32)``.
+
+    Raises:
+        ValueError: a row has no vector, or the rows' vectors differ in length.
+    """
+    col = table.column("vector")
+    if col.null_count:
+        raise ValueError(f"{col.null_count} of {table.num_rows} rows have no vector")
+    if table.num_rows == 0:
+        return np.zeros((0,), dtype=np.float32)
+    arr = col.combine_chunks()
+    lengths = arr.value_lengths().to_numpy(zero_copy_only=False)
+    if lengths.min() != lengths.max():
+        raise ValueError(f"vectors of {lengths.min()} to {lengths.max()} dimensions in one table")
+    values = arr.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+    return values.reshape(table.num_rows, int(lengths[0]))
+
+
 def check_schema(table: pa.Table) -> None:
     """Raise ValueError if an Arrow table was not written with this chunk schema version."""
     meta = table.schema.metadata or {}

@@ -6,9 +6,11 @@ The Dagster asset (:mod:`heritage_pipeline.defs.assets`) turns each :class:`Chec
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .minhash import DedupRecord, check_dedup_accounting
@@ -141,3 +143,33 @@ def deduped_checks(chunks_in: list[Chunk], kept: list[Chunk], log: list[DedupRec
                                                           "log_rows": len(log), "problems": problems}),
     ]
 
+
+
+def write_outcomes(path: str | Path, data_version: str, outcomes: list[CheckOutcome]) -> None:
+    """Store the check outcomes of the ``deduped_chunks`` output of ``data_version`` as JSON (atomically), so that
+    a run reusing that output reports them again without decoding its chunks (:func:`stored_outcomes`).
+
+    Args:
+        path: the JSON file (beside the partition's dedup log).
+        data_version: the data version of the output the checks ran on.
+        outcomes: the outcomes (:func:`deduped_checks`).
+    """
+    from heritage_pipeline.core.storage import write_text_atomic
+
+    write_text_atomic(Path(path), json.dumps({"data_version": data_version, "checks": [asdict(o) for o in outcomes]},
+                                             ensure_ascii=False))
+
+
+def stored_outcomes(path: str | Path, data_version: str | None) -> list[CheckOutcome] | None:
+    """The outcomes :func:`write_outcomes` stored for ``data_version`` (the checks are a function of the output and
+    its inputs, which the data version fixes), or None when there are none for it (missing, unreadable, another
+    version)."""
+    if data_version is None:
+        return None
+    try:
+        stored = json.loads(Path(path).read_text(encoding="utf-8"))
+        if stored.get("data_version") != data_version:
+            return None
+        return [CheckOutcome(**o) for o in stored["checks"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -155,7 +155,9 @@ def identity_dedup(chunks: list[Chunk], stats: IdentityStats | None = None) -> t
         decided[u] = u
         keep = chunks[units[u][0]]
         own = set(ukeys[u]) or {f"text:{uhash[u]}"}
-        frontier = list(own)
+        # keys in sorted order (popped from the end: alphabetical): a set's order changes with the process's string
+        # hashing, and with it the key a merge was logged with and the order of duplicates / merged:<slot> values
+        frontier = sorted(own, reverse=True)
         while frontier:
             key = frontier.pop()
             for other in sorted(by_key.get(key, []), key=rank):
@@ -175,7 +177,7 @@ def identity_dedup(chunks: list[Chunk], stats: IdentityStats | None = None) -> t
                 drop.update(units[other])
                 new = ukeys[other] - own
                 own |= new
-                frontier.extend(new)
+                frontier.extend(sorted(new, reverse=True))
     kept = [c for i, c in enumerate(chunks) if i not in drop]
     assert len(kept) + len(log) == len(chunks)
     return kept, log

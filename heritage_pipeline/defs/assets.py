@@ -39,7 +39,7 @@ from heritage_pipeline_eval.ablation import distractor_docs, run_ablation
 from heritage_pipeline.chunking.ids import breadcrumb
 from heritage_pipeline.core.config import (DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, SOURCE_TYPES,
     load_chunking_config, load_pipeline_config)
-from heritage_pipeline.dedup.checks import deduped_checks, source_caps
+from heritage_pipeline.dedup.checks import deduped_checks, source_caps, stored_outcomes, write_outcomes
 from heritage_pipeline.dedup.minhash import DEDUP_LOG_SCHEMA, DedupRecord, log_to_table
 from heritage_pipeline.sources.discovery import sources_to_table, table_to_sources
 from heritage_pipeline.enrich.langid import policy_from
@@ -51,6 +51,7 @@ from heritage_pipeline.incremental.parsing import parse_with_reuse
 from heritage_pipeline.incremental.versions import (chained_version, digest, is_current, read_if_code_version,
     read_if_version, stored_versions, with_versions, write_version_marker)
 from heritage_pipeline.index.sync import sync_index
+from heritage_pipeline.core.handoff import HANDOFF
 from heritage_pipeline.core.storage import OutputLayout, atomic_write
 from heritage_pipeline.core.models import Chunk, chunks_to_table, table_to_chunks
 from heritage_pipeline.sources.dispatch import table_to_docs
@@ -114,12 +115,17 @@ class PartitionStep:
         """The stored output if the same code version wrote it (its unchanged rows may be reused), else None."""
         return read_if_code_version(self.path, self.code_version)
 
-    def output(self, table: pa.Table, metadata: dict, *, reused: bool = False) -> dg.Output:
+    def output(self, table: pa.Table, metadata: dict, *, reused: bool = False,
+               chunks: list[Chunk] | None = None) -> dg.Output:
+        """The Dagster output of ``table`` with its versions; ``chunks`` (the objects the table was built from,
+        not modified afterwards) are handed to the next asset of this process (:mod:`heritage_pipeline.core.handoff`)."""
         if self.data_version is None:  # an input was written before data versions existed: version this content
             self.data_version = digest(self.asset, self.code_version, str(table.num_rows), self.context.run_id)
         metadata = {**metadata, "data_version": self.data_version[:16], "reused": reused}
-        return dg.Output(with_versions(table, self.data_version, self.code_version),
-                         data_version=dg.DataVersion(self.data_version), metadata=metadata)
+        table = with_versions(table, self.data_version, self.code_version)
+        if chunks is not None:
+            HANDOFF.put(table, chunks)
+        return dg.Output(table, data_version=dg.DataVersion(self.data_version), metadata=metadata)
 
     def reuse(self, table: pa.Table, extra: dict | None = None) -> dg.Output:
         """Output the stored table again, with the metadata of the materialisation that wrote it when recorded."""
@@ -258,7 +264,7 @@ def chunks(context: dg.AssetExecutionContext, settings: SettingsResource, tokeni
     docs = table_to_docs(parsed_sections)
     out = P.chunk_documents(docs, settings.chunking(), tokenizer.get())
     lens = [c.meta.len_tokens for c in out]
-    return step.output(chunks_to_table(out), {
+    return step.output(chunks_to_table(out), chunks=out, metadata={
         "dagster/row_count": len(out),
         "documents": len(docs),
         "max_len_tokens": max(lens, default=0),
@@ -279,16 +285,36 @@ GAZETTEER_AUTOMATION = (dg.AutomationCondition.any_deps_match(dg.AutomationCondi
                         & ~dg.AutomationCondition.in_progress()).with_label("after registry updates")
 
 
+def _gazetteer_partition_paths(context: dg.AssetExecutionContext, settings: SettingsResource) -> dict[str, Any]:
+    """``{partition key: path}`` of the stored ``parsed_sections`` of every registry / LinkML instance partition of a
+    registered language."""
+    out = {}
+    for lang in sorted(context.instance.get_dynamic_partitions(language_partitions.name)):
+        for st in GAZETTEER_SOURCE_TYPES:
+            key = partition_key_str(st, lang)
+            path = partition_path(settings.storage, "parsed_sections", key)
+            if path.exists():
+                out[key] = path
+    return out
+
+
 def _gazetteer_partitions(context: dg.AssetExecutionContext, settings: SettingsResource) -> list[pa.Table]:
     """The stored ``parsed_sections`` of every registry / LinkML instance partition of a registered language."""
     out = []
-    for lang in sorted(context.instance.get_dynamic_partitions(language_partitions.name)):
-        for st in GAZETTEER_SOURCE_TYPES:
-            path = partition_path(settings.storage, "parsed_sections", partition_key_str(st, lang))
-            if path.exists():
-                with path.open("rb") as f:
-                    out.append(pq.read_table(f))
+    for path in _gazetteer_partition_paths(context, settings).values():
+        with path.open("rb") as f:
+            out.append(pq.read_table(f))
     return out
+
+
+def _gazetteer_inputs(context: dg.AssetExecutionContext, settings: SettingsResource) -> str | None:
+    """A key of what the gazetteer is built from: the data versions of its input partitions (Parquet footers), the
+    asset's code version (config included) and the data folder; None when an input carries no data version."""
+    versions = {k: stored_versions(p)[0] for k, p in _gazetteer_partition_paths(context, settings).items()}
+    if any(v is None for v in versions.values()):
+        return None
+    return digest("gazetteer", runtime_code_version(context, settings), str(settings.data_path),
+                  *(f"{k}={v}" for k, v in sorted(versions.items())))
 
 
 @dg.asset(
@@ -303,15 +329,22 @@ def _gazetteer_partitions(context: dg.AssetExecutionContext, settings: SettingsR
                 "re-materialising it then gives the same data version and nothing downstream.",
 )
 def gazetteer(context: dg.AssetExecutionContext, settings: SettingsResource) -> dg.MaterializeResult:
-    docs = [d for t in _gazetteer_partitions(context, settings) for d in table_to_docs(t)]
-    gaz = P.gazetteer_stage(docs, settings.chunking(), settings.data_path)
     path = OutputLayout(settings.output_path).gazetteer
-    version = P.write_gazetteer(gaz, path)
-    types = Counter(e.type_code for e in gaz.entities)
+    inputs = _gazetteer_inputs(context, settings)
+    if (memo := P.reusable_gazetteer(path, inputs)) is not None:  # the same inputs, code and config: not rebuilt
+        version, facts = memo
+        context.log.info(f"gazetteer: input partitions, config and code unchanged; reusing {path}")
+    else:
+        docs = [d for t in _gazetteer_partitions(context, settings) for d in table_to_docs(t)]
+        gaz = P.gazetteer_stage(docs, settings.chunking(), settings.data_path)
+        facts = {"entities": len(gaz), "documents": len(docs),
+                 "types": sorted(Counter(e.type_code for e in gaz.entities).items()),
+                 "identifiers": sum(len(e.ids) for e in gaz.entities)}
+        version = P.write_gazetteer(gaz, path, inputs=inputs, metadata=facts)
     return dg.MaterializeResult(data_version=dg.DataVersion(version), metadata={
-        "dagster/row_count": len(gaz), "documents": len(docs), "path": dg.MetadataValue.path(str(path)),
-        "entities_by_type": table_md(("type", "entities"), sorted(types.items())),
-        "identifiers": sum(len(e.ids) for e in gaz.entities), "fingerprint": version[:16]})
+        "dagster/row_count": facts["entities"], "documents": facts["documents"], "path": dg.MetadataValue.path(str(path)),
+        "entities_by_type": table_md(("type", "entities"), [tuple(t) for t in facts["types"]]),
+        "identifiers": facts["identifiers"], "fingerprint": version[:16], "reused": memo is not None})
 
 
 @dg.asset(
@@ -327,11 +360,19 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     cfg = settings.chunking()
     # heritage mentions also depend on the registries' names (the gazetteer asset): its fingerprint keys the data
     # version, so an edited registry makes every partition recompute, reusing its enriched rows (below)
-    gaz, gazetteer_version = _stored_gazetteer(context, settings) if cfg.context.entities.heritage else (None, "")
+    gaz_path = OutputLayout(settings.output_path).gazetteer
+    gaz, gazetteer_version = None, ""
+    if cfg.context.entities.heritage:  # the stored gazetteer's fingerprint without loading it, when recorded
+        gazetteer_version = P.stored_gazetteer_version(gaz_path)
+        if gazetteer_version is None:  # never materialised: the registries parsed now (with a warning)
+            gaz, gazetteer_version = _stored_gazetteer(context, settings)
     if step.data_version is not None and chunks.num_rows:  # (no chunks: no mentions to depend on it)
         step.data_version = digest(step.data_version, gazetteer_version)
     if (stored := step.stored()) is not None:
+        HANDOFF.drop(chunks)
         return step.reuse(stored, {"enriched_now": 0, "passages_embedded_now": 0})
+    if cfg.context.entities.heritage and gaz is None:
+        gaz, _ = P.load_gazetteer(gaz_path)
 
     def enrich(todo: list[Chunk]) -> tuple[int, dict[str, float]]:
         cache, stats, seconds = embedder.cache(), {}, {}
@@ -343,10 +384,10 @@ def enriched_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
                 cache.close()
         return stats["passages_embedded_now"], seconds
 
-    res = enrich_with_reuse(chunks, step.previous(), gaz, gazetteer_version, enrich)
+    res = enrich_with_reuse(chunks, step.previous(), gaz, gazetteer_version, enrich, items=HANDOFF.take(chunks))
     items, table, seconds = res.items, res.table, res.seconds
     crumbs = {breadcrumb(c.meta.anchors) for c in items if c.meta.anchors}
-    return step.output(table, {
+    return step.output(table, chunks=items, metadata={
         "dagster/row_count": len(items),
         "enriched_now": res.enriched_now,
         "reused_rows": res.reused_rows,
@@ -402,10 +443,17 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
     step = PartitionStep(context, settings, [enriched_chunks, raw_sources, parsed_sections])
     cfg = settings.chunking()
     log_path = OutputLayout(settings.output_path).dedup_log(step.source_type, step.lang)
+    checks_path = log_path.with_name(f"{log_path.stem}.checks.json")
     stored = step.stored()
     log_table = read_if_version(log_path, step.data_version) if stored is not None else None
-    items = table_to_chunks(enriched_chunks)
-    if stored is not None and log_table is not None:
+    outcomes = stored_outcomes(checks_path, step.data_version) if log_table is not None else None
+    if outcomes is not None:  # an unchanged partition: nothing to decode, its checks are those of the stored output
+        HANDOFF.drop(enriched_chunks)
+        yield step.reuse(stored)
+        yield from _check_results(outcomes, step.partition)
+        return
+    items = HANDOFF.take(enriched_chunks)
+    if stored is not None and log_table is not None:  # (checks stored by no earlier run: computed once more)
         kept = table_to_chunks(stored)
         log = [DedupRecord(**r) for r in log_table.select(list(DEDUP_LOG_SCHEMA.names)).to_pylist()]
         yield step.reuse(stored)
@@ -416,7 +464,7 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
         log_table = with_versions(log_to_table(log, cfg.quality.dedup), step.data_version, step.code_version)
         atomic_write(log_path, lambda tmp: pq.write_table(log_table, tmp))
         reads = [r.quality.readability for r in kept if r.quality.readability is not None]
-        yield step.output(chunks_to_table(kept), {
+        yield step.output(chunks_to_table(kept), chunks=kept, metadata={
             "dagster/row_count": len(kept),
             "chunks_in": len(items),
             "dropped": len(log),
@@ -430,20 +478,25 @@ def deduped_chunks(context: dg.AssetExecutionContext, settings: SettingsResource
             "boilerplate_flagged": sum(1 for c in kept if c.quality.boilerplate),
             "length_ok": sum(1 for c in kept if c.quality.length_ok),
         })
-    yield from _checks(kept, log, source_caps(cfg), tokenizer.get().count, raw_sources, parsed_sections, items,
-                       partition=step.partition)
+    outcomes = _check_outcomes(kept, log, source_caps(cfg), tokenizer.get().count, raw_sources, parsed_sections, items)
+    write_outcomes(checks_path, step.data_version, outcomes)
+    yield from _check_results(outcomes, step.partition)
 
 
-def _checks(kept, log, caps, count, raw_sources: pa.Table, parsed_sections: pa.Table, items=None, *, partition: str):
-    """The asset checks, computed by :func:`heritage_pipeline.dedup.checks.deduped_checks`; each result names its
-    partition (the UI lists one row per partition run)."""
-
+def _check_outcomes(kept, log, caps, count, raw_sources: pa.Table, parsed_sections: pa.Table, items=None):
+    """The asset checks' outcomes, computed by :func:`heritage_pipeline.dedup.checks.deduped_checks`."""
     sources = table_to_sources(raw_sources)
     parsed = parsed_sections.select(["source_path", "text_is_raw", "structure"]).to_pylist()
     raw_docs = {d["source_path"]: d["text_is_raw"] for d in parsed}
     skip_reasons = {d["source_path"]: json.loads(d["structure"]).get("skipped", []) for d in parsed}
-    for o in deduped_checks(items if items is not None else kept, kept, log, caps, {s.path: s.text for s in sources},
-                            raw_docs, {s.path: s.status for s in sources}, skip_reasons, count=count):
+    return deduped_checks(items if items is not None else kept, kept, log, caps, {s.path: s.text for s in sources},
+                          raw_docs, {s.path: s.status for s in sources}, skip_reasons, count=count)
+
+
+def _check_results(outcomes, partition: str):
+    """The outcomes as Dagster asset check results; each result names its partition (the UI lists one row per
+    partition run)."""
+    for o in outcomes:
         meta = {k: dg.MetadataValue.json(v) if isinstance(v, (list, dict)) else v for k, v in o.metadata.items()}
         meta["partition"] = partition
         yield dg.AssetCheckResult(check_name=o.name, passed=o.passed, metadata=meta,
@@ -462,7 +515,7 @@ def embedded_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
     step = PartitionStep(context, settings, [deduped_chunks], embedder)
     if (stored := step.stored()) is not None:
         return step.reuse(stored, {"embedded_now": 0, "cache_hit_rate": 1.0})
-    items = table_to_chunks(deduped_chunks)
+    items = HANDOFF.take(deduped_chunks)
     if not items:
         return step.output(chunks_to_table([], []), {"dagster/row_count": 0, "embedded_now": 0})
     cache = embedder.cache()

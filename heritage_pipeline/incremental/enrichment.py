@@ -65,7 +65,8 @@ class EnrichReuse:
 
 
 def enrich_with_reuse(chunks: pa.Table, previous: pa.Table | None, gazetteer: Gazetteer | None, gazetteer_version: str,
-                      enrich: Callable[[list[Chunk]], tuple[int, dict[str, float]]]) -> EnrichReuse:
+                      enrich: Callable[[list[Chunk]], tuple[int, dict[str, float]]],
+                      items: list[Chunk] | None = None) -> EnrichReuse:
     """Enrich the chunks whose row key is not in ``previous``; reuse the other rows (mentions refreshed when the
     gazetteer changed).
 
@@ -76,11 +77,13 @@ def enrich_with_reuse(chunks: pa.Table, previous: pa.Table | None, gazetteer: Ga
         gazetteer_version: its fingerprint (``""`` when off), stored in the table's schema metadata.
         enrich: the enrichment stage over a list of chunks (in place): returns (passages embedded now, wall
             seconds per sub-step); called once, with the chunks to enrich (possibly none).
+        items: the chunks of ``chunks`` when the caller has them already (equal to ``table_to_chunks(chunks)``,
+            e.g. from :data:`heritage_pipeline.core.handoff.HANDOFF`); default decoded from the table.
 
     Returns:
         An :class:`EnrichReuse` whose table carries the row keys and :data:`GAZETTEER_KEY`.
     """
-    items = table_to_chunks(chunks)
+    items = table_to_chunks(chunks) if items is None else items
     keys = enrichment_keys(items, chunks.column("record").to_pylist())
     reuse = reusable_rows(previous, keys)
     todo = [c for c, k in zip(items, keys) if k not in reuse]

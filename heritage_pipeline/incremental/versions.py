@@ -51,8 +51,11 @@ def digest(*parts: str | bytes) -> str:
     return h.hexdigest()
 
 
-def _imports(path: Path) -> set[str]:
-    """Names of the heritage_pipeline modules imported by a source file (relative or absolute imports)."""
+@lru_cache(maxsize=1024)
+def _imports(path: Path) -> frozenset[str]:
+    """Names of the heritage_pipeline modules imported by a source file (relative or absolute imports). Parsed once
+    per process (like :func:`_module_sources`): the closures of the assets' code versions share most files, and
+    parsing them for each closure took seconds of every run's start-up."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     pkg_parts = path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts[:-1]  # e.g. ("heritage_pipeline", "defs")
     out: set[str] = set()
@@ -69,7 +72,7 @@ def _imports(path: Path) -> set[str]:
                 out.update(f"{node.module}.{a.name}" for a in node.names)  # ``from pkg import module``
         elif isinstance(node, ast.Import):
             out.update(a.name for a in node.names if a.name.split(".")[0] in HASHED_PACKAGES)
-    return out
+    return frozenset(out)
 
 
 def _module_file(name: str) -> Path | None:

@@ -20,11 +20,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from heritage_pipeline.core.models import QuarantineRecord, table_to_chunks, table_vectors
+from heritage_pipeline.core.models import QuarantineRecord, table_to_chunks, table_vector_array
 from heritage_pipeline.core.storage import OutputLayout
 from heritage_pipeline.incremental.versions import (digest, is_current, read_table, stored_versions,
     write_version_marker)
@@ -103,12 +102,18 @@ def sync_index(uri: str, table: str, current: dict[str, Path], code_version: str
         jsonl = layout.chunks_jsonl
         jsonl_stale = not is_current(jsonl, data_version)
         tables = {k: read_table(p) for k, p in current.items()} if (changed or removed or jsonl_stale) else {}
+        decoded: dict[str, list] = {}  # partition -> its chunks, decoded once for the index rows and chunks.jsonl
+
+        def chunks_of(k: str) -> list:
+            if k not in decoded:
+                decoded[k] = table_to_chunks(tables[k])
+            return decoded[k]
+
         if changed or removed:
             parts = {}
             for k in changed:
-                t = tables[k]
-                items = table_to_chunks(t)
-                parts[k] = chunk_rows(items, np.asarray(table_vectors(t), dtype=np.float32), k) if items else pa.table({})
+                items = chunks_of(k)
+                parts[k] = chunk_rows(items, table_vector_array(tables[k]), k) if items else pa.table({})
             stats = sync_partitions(uri, table, parts, {k: want[k] for k in changed if k in want}, remove=removed,
                                     fts=False)
             rows, n_parts = stats.rows, stats.partitions
@@ -122,7 +127,7 @@ def sync_index(uri: str, table: str, current: dict[str, Path], code_version: str
         if tables:
             from heritage_pipeline.stages import write_jsonl
 
-            all_chunks = [c for k in sorted(tables) for c in table_to_chunks(tables[k])]
+            all_chunks = [c for k in sorted(tables) for c in chunks_of(k)]
             n_lines = write_jsonl(sorted(all_chunks, key=lambda c: c.id), jsonl, fields)
             write_version_marker(jsonl, data_version)
         quarantined = write_run_quarantine(layout.storage, layout.quarantine_jsonl)

@@ -220,6 +220,9 @@ def source_language(text: str, source_type: str, policy: LanguagePolicy | None =
     vocabulary names the same language (:func:`~heritage_pipeline.sources.columns.header_language`): two pieces of
     evidence that agree, instead of the folder's or the default language, when that detection's confidence reaches
     :data:`HEADER_AGREEMENT_MIN_CONFIDENCE`; its confidence is that detection's.
+    All-capitals words of the cells are lower-cased for the vote: the detector's character n-grams are
+    case-sensitive and come from mixed-case text, so upper-case exports (``MUSCLE SHOALS PUBLIC LIBRARY``) among
+    mixed-case English names voted ``lb``.
 
     Returns:
         (ISO 639-1 code, ``mul`` or ``und``; confidence, 0.0 when undetermined).
@@ -240,7 +243,8 @@ def _registry_language(text: str, policy: LanguagePolicy | None) -> tuple[str, f
     from heritage_pipeline.sources.columns import header_language
 
     lines = text.splitlines()
-    rows = [" ".join(c.strip() for c in re.split(r"[,;\t|]", line) if _WORDY_CELL.search(c) and "://" not in c)
+    rows = [" ".join(_fold_capitals(c.strip()) for c in re.split(r"[,;\t|]", line)
+                     if _WORDY_CELL.search(c) and "://" not in c)
             for line in lines[1:]]
     rows = [r for r in rows if r]
     step = max(1, len(rows) // 400)
@@ -264,6 +268,12 @@ _WORDY_CELL = re.compile(r"[^\W\d_]{3,}")
 # header's vocabulary: a header and one row of Dutch ("naam,plaats" / "Café Museum,Zwolle Stad") score nl 0.43, an
 # English header over Dutch names ("name,city" / the same row) en 0.10, a names-only Wikidata sample 0.21-0.31.
 HEADER_AGREEMENT_MIN_CONFIDENCE = 0.35
+_CAPITALS_WORD = re.compile(r"\b[^\W\d_]{2,}\b")
+
+
+def _fold_capitals(cell: str) -> str:
+    """``cell`` with its all-capitals words lower-cased (``EAGLE RIVER Library`` -> ``eagle river Library``)."""
+    return _CAPITALS_WORD.sub(lambda m: m.group().lower() if m.group().isupper() else m.group(), cell)
 
 
 def _json_strings(text: str) -> list[str]:

@@ -34,7 +34,9 @@ def test_extraction_date_without_epoch_is_the_local_date_of_the_current_second(m
 
 def test_vectors_as_an_array_give_the_table_of_vectors_as_lists():
     """A numpy [n, dim] array of vectors is stored exactly as the same vectors given as Python lists (float32)."""
-    from heritage_pipeline.core.models import chunks_to_table, table_to_chunks, table_vectors
+    import pyarrow as pa
+
+    from heritage_pipeline.core.models import chunks_to_table, table_to_chunks, table_vector_array, table_vectors
     from heritage_pipeline.sources.registry import parse_registry
     from heritage_pipeline.core.config import REPO_ROOT, load_chunking_config
     from heritage_pipeline.stages import chunk_documents
@@ -46,6 +48,14 @@ def test_vectors_as_an_array_give_the_table_of_vectors_as_lists():
     fast, slow = chunks_to_table(chunks, vecs), chunks_to_table(chunks, [v.tolist() for v in vecs])
     assert fast.equals(slow) and fast.schema == slow.schema
     assert np.array_equal(np.asarray(table_vectors(fast), dtype=np.float32), vecs)
+    # the array reader gives the same array, also over a table of several record batches (a Parquet read)
+    two = pa.concat_tables([fast.slice(0, 10), fast.slice(10)])
+    for t in (fast, slow, two):
+        got = table_vector_array(t)
+        assert got.dtype == np.float32 and np.array_equal(got, np.asarray(table_vectors(t), dtype=np.float32))
+    assert table_vector_array(fast.slice(0, 0)).shape == np.asarray(table_vectors(fast.slice(0, 0)), np.float32).shape
+    with pytest.raises(ValueError):
+        table_vector_array(chunks_to_table(chunks))  # not embedded
     assert [c.id for c in table_to_chunks(fast)] == [c.id for c in chunks]
     assert chunks_to_table([], np.zeros((0, 512), np.float32)).num_rows == 0
     with pytest.raises(ValueError):

@@ -47,3 +47,22 @@ def test_no_chunk_over_max_recounts_and_uses_the_source_type_caps():
     over = over_max([web, doc], caps, _count)
     assert [(i, cap) for i, _n, cap in over] == [(web.id, 800)]
     assert over[0][1] == _count(web.embedding_text()) > 800
+
+
+def test_stored_outcomes_are_those_written_for_the_same_data_version_only(tmp_path):
+    """A reused deduped_chunks output reports the checks stored with it (failed ones too, with their metadata)."""
+    from heritage_pipeline.dedup.checks import stored_outcomes, write_outcomes
+
+    raw = "# T\n\nSome text here.\n"
+    bad = make_chunk(1, "Other", source="a.md", len_tokens=5000)
+    bad.spans.char_start, bad.spans.char_end = 0, 999
+    outcomes = deduped_checks([bad], [bad, bad], [], {"*": 1200}, {"a.md": raw}, {"a.md": True, "d.md": True},
+                              {"a.md": "ok", "d.md": "ok"}, count=lambda t: 5000)
+    assert not all(o.passed for o in outcomes)
+    path = tmp_path / "dedup_log" / "en" / "document.checks.json"
+    assert stored_outcomes(path, "v1") is None  # nothing stored yet
+    write_outcomes(path, "v1", outcomes)
+    assert stored_outcomes(path, "v1") == outcomes
+    assert stored_outcomes(path, "v2") is None and stored_outcomes(path, None) is None
+    path.write_text("{not json", encoding="utf-8")
+    assert stored_outcomes(path, "v1") is None

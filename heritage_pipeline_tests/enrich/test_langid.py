@@ -204,3 +204,30 @@ def test_real_registries_keep_one_language_per_file_with_a_confidence(shared_dat
         assert docs[s.path].meta["lang_confidence"] == round(s.lang_confidence, 4)
         rows = [c for c in chunks if c.meta.source_path == s.path]
         assert rows and {c.meta.lang for c in rows} == {lang}
+
+
+def test_a_registry_mixing_upper_case_rows_with_mixed_case_names_is_english():
+    """Issue 13.7 / 12: the names of an upper-case US export (the IMLS public-library survey) among mixed-case
+    English names (a registry of library software users) voted ``lb`` before all-capitals words were lower-cased
+    for the vote (the detector's n-grams are case-sensitive)."""
+    from pathlib import Path
+
+    from heritage_pipeline.core.text import decode_bytes
+    from heritage_pipeline.sources.registry import parse_registry
+
+    root = Path(__file__).resolve().parents[2] / "data" / "eval" / "registries"
+    names: list[list[tuple[str, str]]] = []
+    for rel in ("library-eda/PLS_FY19_Outlet_pud19i.cut212.csv", "OpenSourceInLibraries/libraries.csv"):
+        f = root / rel
+        doc, _ = parse_registry(decode_bytes(f.read_bytes(), name=str(f)).text, doc_id=f.name, source_path=str(f),
+                                lang="und")
+        names.append([(s.meta["extra"]["slot:preferred_label"], s.meta["extra"].get("slot:settlement", ""))
+                      for s in doc.sections if s.meta["extra"].get("slot:preferred_label")])
+    caps, mixed = names
+    assert all(n.isupper() for n, _ in caps[:50])
+    rows = [caps[i] if i % 2 else mixed[i] for i in range(min(len(caps), len(mixed)))]
+    csv = "naam;plaats\n" + "".join(f"{n.replace(';', ',')};{p.replace(';', ',')}\n" for n, p in rows)
+    assert detect_source_language(csv, "csv_registry") == "en"
+    # each half alone keeps its language
+    assert detect_source_language("name;city\n" + "".join(f"{n};{p}\n" for n, p in caps), "csv_registry") == "en"
+    assert detect_source_language("name;city\n" + "".join(f"{n};{p}\n" for n, p in mixed), "csv_registry") == "en"

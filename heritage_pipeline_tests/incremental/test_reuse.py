@@ -153,3 +153,34 @@ def test_enrichment_without_a_gazetteer_asset_uses_the_registries_parsed_now(tmp
     stored = write_gazetteer(gaz, path)
     gaz2, version2, from_raw2 = gazetteer_for_enrichment(path, cfg)
     assert not from_raw2 and version2 == stored == version
+
+
+def test_a_stored_gazetteer_is_fingerprinted_and_reused_without_loading_it(tmp_path, monkeypatch):
+    """An unchanged night neither rebuilds the gazetteer (same input versions, code and config) nor parses its JSON
+    to learn its fingerprint; the in-process memo hands the written gazetteer to the enrichment that loads it."""
+    from heritage_pipeline import stages
+    from heritage_pipeline.enrich import gazetteer as G
+
+    gaz = G.default_gazetteer()
+    path = tmp_path / "storage" / "gazetteer.json"
+    version = stages.write_gazetteer(gaz, path, inputs="k1", metadata={"entities": len(gaz)})
+    assert version == G.fingerprint(gaz)
+    assert stages.load_gazetteer(path) == (gaz, version)  # the written object itself (same bytes)
+    stages._GAZETTEER_MEMO.clear()  # another process: nothing in memory
+
+    def no_parse(text):
+        raise AssertionError("the stored gazetteer was parsed")
+
+    monkeypatch.setattr(stages, "gazetteer_from_json", no_parse)
+    assert stages.stored_gazetteer_version(path) == version
+    assert stages.reusable_gazetteer(path, "k1") == (version, {"entities": len(gaz)})
+    assert stages.reusable_gazetteer(path, "k2") is None and stages.reusable_gazetteer(path, None) is None
+    assert stages.stored_gazetteer_version(tmp_path / "nothing.json") is None
+    monkeypatch.undo()
+    # a file whose bytes the record does not describe (replaced by hand, a crash between the two writes) is loaded
+    other = G.Gazetteer(gaz.entities[:3])
+    path.write_text(G.gazetteer_to_json(other), encoding="utf-8")
+    assert stages.reusable_gazetteer(path, "k1") is None
+    assert stages.stored_gazetteer_version(path) == G.fingerprint(other) != version
+    loaded, v = stages.load_gazetteer(path)
+    assert v == G.fingerprint(other) and G.gazetteer_to_json(loaded) == G.gazetteer_to_json(other)
