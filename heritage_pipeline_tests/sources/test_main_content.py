@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from heritage_pipeline.core.config import load_chunking_config
 from heritage_pipeline.sources.discovery import load_source
@@ -284,3 +286,25 @@ def test_link_valued_fields_of_a_sectioned_description_stay(mode):
                   "- text/turtle", "- application/ld+json", "City Archive (https://ror.org/05xvt9f17)"):
         assert value in doc.text
     assert "Datasets of the archive" not in doc.text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["li", "p", "ul", "text"]), st.sampled_from(["a", "b c", " ", ""])),
+                max_size=12))
+def test_wrapping_orphan_list_items_keeps_the_text_and_leaves_no_item_outside_a_list(children):
+    """Invariant: after wrapping, every ``<li>`` has a list parent, the page's text is unchanged, and a second pass
+    finds nothing to wrap."""
+    import html as htmllib
+
+    import lxml.html
+
+    from heritage_pipeline.sources.main_content import _wrap_orphan_list_items
+
+    body = "".join(htmllib.escape(t) if tag == "text" else (f"<ul><li>{t}</li></ul>" if tag == "ul" else f"<{tag}>{t}</{tag}>")
+                   for tag, t in children)
+    tree = lxml.html.fromstring(f"<html><body><div>x{body}</div></body></html>")
+    before = tree.text_content()
+    _wrap_orphan_list_items(tree)
+    assert tree.text_content() == before
+    assert all(li.getparent().tag in ("ul", "ol", "menu") for li in tree.iter("li"))
+    assert _wrap_orphan_list_items(tree) == 0
