@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
@@ -16,6 +17,23 @@ from .names import QID_RE, keyword_type
 
 if TYPE_CHECKING:
     from .gazetteer import Gazetteer
+
+
+# Persistent identifiers of organisations, datasets and works written as their resolvable URIs (or the ``doi:`` /
+# ``ark:`` forms): a chunk holding one carries an identifier even when its institution is not in the gazetteer
+# (a dataset page's ``Koninklijke Bibliotheek (https://ror.org/02w4jbg70)``). Each pattern is its scheme's own id
+# syntax: ROR (0 + 6 base-32 characters + 2 check digits), Wikidata Q-ids, ISNI (16 characters), VIAF, GND,
+# ORCID, DOI, Handle and ARK.
+PERSISTENT_ID_RE = re.compile(
+    r"\bror\.org/0[a-z0-9]{6}\d{2}\b"
+    r"|\bwikidata\.org/(?:wiki|entity)/Q\d+\b"
+    r"|\bisni\.org/isni/\d{15}[\dX]\b"
+    r"|\bviaf\.org/viaf/\d+\b"
+    r"|\bd-nb\.info/gnd/[\dX-]+\b"
+    r"|\borcid\.org/\d{4}-\d{4}-\d{4}-\d{3}[\dX]\b"
+    r"|(?:\bdoi\.org/|\bdoi:\s?)10\.\d{4,9}/\S+"
+    r"|\bhdl\.handle\.net/\d+(?:\.\d+)*/\S+"
+    r"|\bark:/?\d{5}/\S+", re.I)
 
 
 # ------------------------------------------------------------------------------------------------- pipeline hook
@@ -59,7 +77,7 @@ def annotate_chunks(chunks: list, gazetteer: Gazetteer | None = None, *, paths: 
             known = [t for t in types if t != "U"]
             if c.meta.custodian_type is None and len(known) == 1 and c.meta.source_type != "document":
                 c.meta.custodian_type = known[0]
-            if any(m.kind == "identifier" for m in mentions):
+            if any(m.kind == "identifier" for m in mentions) or (text and PERSISTENT_ID_RE.search(text)):
                 c.meta.has_identifiers = True
             if len(names) >= 2:
                 c.meta.has_relationships = True

@@ -735,14 +735,43 @@ def parse_html(raw: str, *, doc_id: str, source_path: str, lang: str, source_typ
             b.header_end = second_nl + 1 if 0 <= second_nl < b.content_end else 0
     sections = build_sections(builder.blocks[:n_page_blocks], max_level)
     _section_elements(page, builder.blocks, block_elems, sections)
-    sections += record_sections
     title = next((b.title for b in builder.blocks if b.kind == "heading"), "")
+    page_title = page_title_anchor(page.items, builder.blocks[:n_page_blocks])
+    if page_title:
+        for sec in sections:
+            if not sec.anchors or sec.anchors[0].casefold() != page_title.casefold():
+                sec.anchors = [page_title] + list(sec.anchors)
+        title = page_title
+    sections += record_sections
     meta = {"title": title, "unaligned_items": page.meta["unaligned_items"], "items": len(page.items),
             "kept_items": sum(flags), "layout_tables": page.meta["layout_tables"], "html_lang": page.html_lang,
             "source_url": page.source_url or source_path, "chunk_meta": {"source_url": page.source_url or source_path},
             **info}
     return ParsedDocument(doc_id=doc_id, source_path=source_path, source_type=source_type, lang=lang,
                           text=text, blocks=builder.blocks, sections=sections, text_is_raw=False, meta=meta)
+
+
+def page_title_anchor(items: list[HtmlItem], blocks) -> str:
+    """The page's ``<title>`` as the root anchor of its sections, or ``""``.
+
+    SPEC §3 makes the anchors the parent headings H1 › H2 › H3; a page whose kept blocks have no H1 (the headline
+    is in ``<title>`` only: ``<title>Visit us</title>`` over ``<h2>`` sections) would otherwise have no root, and
+    its chunks no context naming the page. The ``<title>`` then stands for the H1, as a Markdown file's front-matter
+    title does (:func:`heritage_pipeline.sources.markdown.parse_markdown`). It is never in a chunk's text (it is
+    not page text, :meth:`HtmlPage.furniture_reason`), only in the anchors and so in the context prefix.
+
+    Args:
+        items: the page's docling items (:func:`extract_items`); docling gives the ``<title>`` as a title item in
+            its furniture layer.
+        blocks: the kept page blocks (headings have ``level``; an H1 is level 1).
+
+    Returns:
+        The title, whitespace collapsed, when the page has one and no kept block is an H1; else ``""``.
+    """
+    if any(b.kind == "heading" and b.level == 1 for b in blocks):
+        return ""
+    t = next((it for it in items if it.is_title and it.layer == "furniture" and it.stream is None), None)
+    return " ".join(t.plain.split()) if t is not None else ""
 
 
 def _section_elements(page: HtmlPage, blocks, block_elems: list[int], sections) -> None:

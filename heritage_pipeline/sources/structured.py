@@ -15,7 +15,10 @@ what extruct returns as top-level items, in document order):
 
 A node becomes a record when its ``@type`` is in :data:`RECORD_TYPES` (schema.org Place, PostalAddress, Event,
 Organization, OpeningHoursSpecification and their heritage-relevant subtypes: Museum, Library,
-ArchiveOrganization, TouristAttraction, ExhibitionEvent, ...); JSON-LD ``@graph`` members are records of their own.
+ArchiveOrganization, TouristAttraction, ExhibitionEvent, ...; and the holdings a custodian describes, Dataset,
+DataCatalog, Collection, ArchiveComponent); JSON-LD ``@graph`` members are records of their own. Nested nodes are
+written by name with their ``identifier``/``sameAs`` (``creator: Koninklijke Bibliotheek (https://ror.org/...)``),
+or, with no name, by their values (``distribution: text/turtle https://.../x.ttl; ...``).
 Its text is ``slot: value`` lines like a registry row (:func:`record_lines`): ``type``, ``name``, ``address``
 (street, postal code and locality, region, country on one line), ``opening_hours`` (days and times, one
 specification per ``;``), ``start_date``/``end_date``, ``location``, ``organizer``, ``telephone``, ``email``,
@@ -42,7 +45,13 @@ PLACE_TYPES = frozenset("""Place CivicStructure TouristAttraction LandmarksOrHis
 EVENT_TYPES = frozenset("""Event ExhibitionEvent EducationEvent Festival LiteraryEvent MusicEvent SocialEvent
     TheaterEvent ChildrensEvent ComedyEvent CourseInstance DanceEvent DeliveryEvent FoodEvent Hackathon
     PublicationEvent SaleEvent ScreeningEvent SportsEvent VisualArtsEvent BusinessEvent""".split())
-RECORD_TYPES = ORGANIZATION_TYPES | PLACE_TYPES | EVENT_TYPES | {"PostalAddress", "OpeningHoursSpecification"}
+# Described holdings a custodian publishes: collection-level descriptions and datasets (a dataset description page,
+# a collection page, an archival fonds). Their licence, distributions and identifiers are what a user asks about.
+COLLECTION_TYPES = frozenset("""Dataset DataCatalog Collection ArchiveComponent""".split())
+RECORD_TYPES = (ORGANIZATION_TYPES | PLACE_TYPES | EVENT_TYPES | COLLECTION_TYPES
+                | {"PostalAddress", "OpeningHoursSpecification"})
+# properties whose values identify a node outside the page (an ISIL, ROR, Wikidata or dataset URI)
+IDENTIFIER_PROPERTIES = ("identifier", "sameAs")
 _FIRST = ("name", "address", "openingHours", "openingHoursSpecification", "startDate", "endDate", "location",
           "organizer", "telephone", "email", "url", "geo")
 _SKIP = frozenset({"@context", "@type", "@id", "@vocab", "image", "logo", "potentialAction", "mainEntityOfPage",
@@ -244,6 +253,9 @@ def _value(prop: str, v: Any) -> str:
             return ", ".join(_scalar(v.get(k, "")) for k in ("latitude", "longitude") if v.get(k) not in (None, ""))
         if "name" in v:
             name = _scalar(v["name"])
+            ids = _identifiers(v)
+            if ids:
+                name = f"{name} ({'; '.join(ids)})"
             addr = v.get("address")
             if isinstance(addr, dict):
                 a = _address(addr)
@@ -251,8 +263,45 @@ def _value(prop: str, v: Any) -> str:
             if isinstance(addr, str) and addr.strip():
                 return f"{name} ({' '.join(addr.split())})"
             return name
-        return _scalar(v)
+        if "@value" in v or ("@id" in v and len(v) == 1):
+            return _scalar(v)
+        # a nested node with no name (a DataDownload: encodingFormat + contentUrl): its plain values, in page order
+        parts = [_value(k, x) for k, x in v.items() if not k.startswith("@") and k not in _SKIP]
+        return " ".join(x for x in parts if x)
     return _scalar(v)
+
+
+def _identifiers(node: dict[str, Any]) -> list[str]:
+    """The values of a node's :data:`IDENTIFIER_PROPERTIES` (``sameAs``: a ROR or Wikidata URI), as text."""
+    out: list[str] = []
+    for k in IDENTIFIER_PROPERTIES:
+        if k in node:
+            val = _value(k, node[k])
+            out += [x for x in val.split("; ") if x and x not in out]
+    return out
+
+
+def has_identifier(node: Any) -> bool:
+    """Whether a schema.org node or one of its nested nodes carries an identifier: a non-empty ``identifier`` or
+    ``sameAs`` (:data:`IDENTIFIER_PROPERTIES`) or an ``@id`` that is an absolute IRI of its own (not a ``#fragment``
+    of the page, which names the node only within the page).
+
+    Args:
+        node: a JSON-LD / microdata / RDFa node (dict), a list of them or a plain value.
+
+    Returns:
+        True when such an identifier is found.
+    """
+    if isinstance(node, list):
+        return any(has_identifier(x) for x in node)
+    if not isinstance(node, dict):
+        return False
+    if any(node.get(k) not in (None, "", []) for k in IDENTIFIER_PROPERTIES):
+        return True
+    nid = node.get("@id")
+    if isinstance(nid, str) and re.match(r"https?://", nid) and "#" not in nid:
+        return True
+    return any(has_identifier(v) for k, v in node.items() if not k.startswith("@"))
 
 
 def record_lines(node: dict[str, Any]) -> list[str]:
@@ -427,10 +476,13 @@ def _rdfa(raw: str) -> list[dict[str, Any]]:
 
 
 def record_section_type(record: StructuredRecord) -> str:
-    """The section type of a record chunk: events are ``news`` (dated announcements, like an agenda), a place or
-    organisation with opening hours is ``visit``, any other organisation, place or address ``contact``."""
+    """The section type of a record chunk: events are ``news`` (dated announcements, like an agenda), datasets and
+    collections (:data:`COLLECTION_TYPES`) ``collection``, a place or organisation with opening hours is ``visit``,
+    any other organisation, place or address ``contact``."""
     if record.schema_type in EVENT_TYPES:
         return "news"
+    if record.schema_type in COLLECTION_TYPES:
+        return "collection"
     if record.schema_type == "OpeningHoursSpecification" or any(l.startswith("opening_hours:") for l in record.lines):
         return "visit"
     return "contact"

@@ -16,7 +16,7 @@ from heritage_pipeline.core.structure import ParsedDocument
 from .html import parse_html
 from .main_content import removal_summary, select_main_content
 from .section_types import classify_section, classify_sections, page_kind  # noqa: F401 (classify_section re-exported)
-from .structured import EVENT_TYPES, extract_structured, record_section_type
+from .structured import COLLECTION_TYPES, EVENT_TYPES, extract_structured, has_identifier, record_section_type
 
 _CITATION_META = re.compile(r"<meta\b[^>]*\bname\s*=\s*[\"']?citation_title\b", re.I)
 
@@ -67,8 +67,10 @@ def parse_website(raw: str, *, doc_id: str, source_path: str, lang: str, max_lev
             "text": r.text, "raw_start": r.raw_start, "raw_end": r.raw_end,
             "anchors": [r.name or r.schema_type], "key": f"record-{n:03d}",
             "meta": {"section_type": st, "section_confidence": 1.0, "primary_class":
-                     "observation" if r.schema_type in EVENT_TYPES else "custodian",
-                     "has_collections": False, "xpath": r.xpath, "html_tag": r.element,
+                     "observation" if r.schema_type in EVENT_TYPES
+                     else "collection" if r.schema_type in COLLECTION_TYPES else "custodian",
+                     "has_collections": r.schema_type in COLLECTION_TYPES,
+                     "has_identifiers": has_identifier(r.data), "xpath": r.xpath, "html_tag": r.element,
                      "has_images": "<img" in raw[r.raw_start:r.raw_end].lower(),
                      "source_id": f"{doc_id}#record-{n:03d}",
                      "extra": {"schema_type": r.schema_type, "structured_syntax": r.syntax}},

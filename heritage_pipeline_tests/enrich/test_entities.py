@@ -162,3 +162,23 @@ def test_gazetteer_comes_from_the_data_folder_of_the_run(tmp_path):
     names = {e.name for e in default_gazetteer(base=tmp_path).entities}
     assert "Museum Gouda" in names and "Rijksmuseum" not in names
     assert "Rijksmuseum" in {e.name for e in default_gazetteer().entities}  # the bundled data/ by default
+
+
+def test_persistent_identifier_uris_set_has_identifiers():
+    """A website chunk naming its creator with a ROR id (the trial's dataset page) carries an identifier, although
+    the institution is not in the gazetteer; a URL that is no identifier scheme does not."""
+    from pathlib import Path
+
+    from heritage_pipeline.enrich.heritage import PERSISTENT_ID_RE
+    from heritage_pipeline.sources.website import parse_website
+
+    page = Path(__file__).parents[1] / "fixtures" / "html" / "layouts" / "dataset_description.html"
+    doc = parse_website(page.read_text(encoding="utf-8"), doc_id="d", source_path="d.html", lang="en")
+    chunks = annotate_chunks(chunk_documents([doc], load_chunking_config()), Gazetteer([]))
+    with_ror = [c for c in chunks if "ror.org/05xvt9f17" in c.text and "record" not in c.meta.block_kinds]
+    assert with_ror and all(c.meta.has_identifiers for c in with_ror)
+    for text in ("https://ror.org/05xvt9f17", "www.wikidata.org/entity/Q190804", "doi:10.1000/182",
+                 "https://hdl.handle.net/10622/ARCH00001", "https://isni.org/isni/000000012146438X"):
+        assert PERSISTENT_ID_RE.search(text), text
+    for text in ("https://ror.org/about", "https://archive.example.org/collections/x", "Q190804"):
+        assert not PERSISTENT_ID_RE.search(text), text

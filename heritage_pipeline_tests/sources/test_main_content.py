@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from heritage_pipeline.core.config import load_chunking_config
 from heritage_pipeline.sources.discovery import load_source
@@ -40,7 +42,9 @@ def test_main_section_article_keeps_every_heading(mode):
 def test_paragraph_before_the_first_heading_stays(mode):
     doc = _page("lead_paragraph.html", mode)
     assert doc.text.startswith("The Harbour Records Office keeps the papers of the port authority")
-    assert doc.sections[0].anchors == []  # its own section, before "Reading room"
+    # its own section, before "Reading room"; the page has no H1, so its <title> is the root anchor of every section
+    assert doc.sections[0].anchors == ["Harbour Records Office"]
+    assert doc.sections[1].anchors == ["Harbour Records Office", "Reading room"]
     for furniture in ("newsletter", "cookies", "Imprint", "Visit"):
         assert furniture not in doc.text
     removed = doc.meta["removed_chars"]
@@ -226,3 +230,81 @@ def test_heading_linking_into_the_same_page_is_not_a_teaser():
     doc = _doc("<article><h1>Reading room</h1>" + _BODY + "<h2><a href='#hours'>Opening hours</a></h2>"
                "<h2><a href='/hours'>All opening hours</a></h2></article>", "docling")
     assert "Opening hours" in doc.text and "All opening hours" not in doc.text
+
+
+def test_list_after_an_end_tag_missing_its_bracket_stays():
+    """``<h3>Opening times</h3`` with its ``>`` missing: the ``<ul ...`` after it becomes the end tag's attributes (as
+    in a browser and in libxml2), so the ``<li>`` have no list and trafilatura alone drops them and their heading (the
+    trial's visitor page lost its opening hours). They are list items for a browser and stay, under their heading,
+    with the ``<title>`` as the root anchor of a page without an H1."""
+    import trafilatura
+
+    raw = (LAYOUTS / "unclosed_end_tag.html").read_text(encoding="utf-8")
+    alone = trafilatura.bare_extraction(raw, favor_recall=True, include_tables=True, with_metadata=True).text
+    assert "Opening times" not in alone and "Tuesday to Friday" not in alone  # the shape of the defect
+    doc = parse_website(raw, doc_id="u", source_path="u.html", lang="en")
+    hours = [s for s in doc.sections if s.anchors and s.anchors[-1] == "Opening times"]
+    assert len(hours) == 1 and hours[0].anchors == ["Plan your visit", "Getting here", "Opening times"]
+    body = doc.text[doc.blocks[hours[0].first].start : doc.blocks[hours[0].last - 1].content_end]
+    for line in ("Monday: closed", "Tuesday to Friday: 10:00 - 17:00", "Saturday and Sunday: 11:00 - 16:00"):
+        assert line in body
+    assert [s.anchors for s in doc.sections][:2] == [["Plan your visit", "Tickets"], ["Plan your visit", "Getting here"]]
+    assert doc.meta["title"] == "Plan your visit" and "Plan your visit" not in doc.text  # anchor only, not text
+
+
+def test_orphan_list_items_are_wrapped_in_a_list_and_real_lists_are_left_alone():
+    import lxml.html
+
+    from heritage_pipeline.sources.main_content import _wrap_orphan_list_items
+
+    tree = lxml.html.fromstring("<html><body><div><h3>A</h3><li>one</li> <li>two</li>tail<p>x</p><li>three</li></div>"
+                                "<ul><li>kept</li></ul></body></html>")
+    assert _wrap_orphan_list_items(tree) == 2
+    div = tree.find(".//div")
+    assert [c.tag for c in div] == ["h3", "ul", "p", "ul"]
+    assert [li.text for li in div[1]] == ["one", "two"] and div[1].tail == "tail"
+    assert [[li.text for li in ul] for ul in tree.iter("ul")] == [["one", "two"], ["three"], ["kept"]]
+    assert _wrap_orphan_list_items(tree) == 0
+
+
+def test_page_title_is_no_second_root_when_the_page_has_an_h1():
+    doc = _page("main_section_article.html")
+    assert all(s.anchors[0] == "Atlas Tools" for s in doc.sections if s.anchors)
+    assert not any(s.anchors[:2] == ["Atlas Tools", "Atlas Tools"] for s in doc.sections)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_link_valued_fields_of_a_sectioned_description_stay(mode):
+    """A dataset description page: ``<h3>`` label sections whose value is a link (licence, URL) and a list of download
+    links, siblings of the kept Name / Description sections. trafilatura drops them for their link density; they are
+    fields of the same description and stay (the navigation bar stays out)."""
+    doc = _page("dataset_description.html", mode)
+    titles = [s.anchors[-1] for s in doc.sections if s.anchors and not s.key.startswith("record-")]
+    assert titles == ["Letters of the Harbour Board", "Name", "Description", "URL", "Identifier", "License",
+                      "Creator", "Distributions"], titles
+    for value in ("CC-0 (Public domain)", "https://archive.example.org/collections/harbour-board-letters",
+                  "- text/turtle", "- application/ld+json", "City Archive (https://ror.org/05xvt9f17)"):
+        assert value in doc.text
+    assert "Datasets of the archive" not in doc.text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["li", "p", "ul", "text"]), st.sampled_from(["a", "b c", " ", ""])),
+                max_size=12))
+def test_wrapping_orphan_list_items_keeps_the_text_and_leaves_no_item_outside_a_list(children):
+    """Invariant: after wrapping, every ``<li>`` has a list parent, the page's text is unchanged, and a second pass
+    finds nothing to wrap."""
+    import html as htmllib
+
+    import lxml.html
+
+    from heritage_pipeline.sources.main_content import _wrap_orphan_list_items
+
+    body = "".join(htmllib.escape(t) if tag == "text" else (f"<ul><li>{t}</li></ul>" if tag == "ul" else f"<{tag}>{t}</{tag}>")
+                   for tag, t in children)
+    tree = lxml.html.fromstring(f"<html><body><div>x{body}</div></body></html>")
+    before = tree.text_content()
+    _wrap_orphan_list_items(tree)
+    assert tree.text_content() == before
+    assert all(li.getparent().tag in ("ul", "ol", "menu") for li in tree.iter("li"))
+    assert _wrap_orphan_list_items(tree) == 0

@@ -325,3 +325,31 @@ def test_classify_sections_answers_every_section_in_range(sections, min_conf):
     for t, c in decided:
         assert t in CATEGORIES and 0.0 <= c <= 1.0
         assert t == "other" or c >= min_conf * 0.8 ** 3 - 1e-9  # inherited answers are discounted per level
+
+
+def test_dataset_jsonld_is_a_collection_record_with_licence_distributions_and_identifiers():
+    """A dataset description page's schema.org Dataset (the trial's KB page shape): a record chunk with its licence,
+    creator with the creator's ROR id, and every distribution; a ``collection`` record that has identifiers."""
+    out, chunks = _chunks(FIX / "layouts" / "dataset_description.html")
+    records = [c for c in chunks if "record" in c.meta.block_kinds]
+    assert [c.meta.extra["schema_type"] for c in records] == ["Dataset"]
+    rec = records[0]
+    lines = rec.text.splitlines()
+    assert lines[:2] == ["type: Dataset", "name: Letters of the Harbour Board"]
+    assert "license: http://creativecommons.org/publicdomain/zero/1.0/" in lines
+    assert "identifier: https://data.archive.example.org/id/dataset/harbour-letters" in lines
+    assert "creator: City Archive (https://ror.org/05xvt9f17)" in lines
+    assert ("distribution: text/turtle https://data.archive.example.org/id/dataset/harbour-letters.ttl; "
+            "application/ld+json https://data.archive.example.org/id/dataset/harbour-letters.json") in lines
+    assert rec.meta.section_type == "collection" and rec.meta.primary_class == "collection"
+    assert rec.meta.has_identifiers and rec.meta.has_collections
+
+
+def test_has_identifier_needs_an_identifier_of_its_own():
+    from heritage_pipeline.sources.structured import has_identifier
+
+    assert not has_identifier({"@type": "Museum", "@id": "https://example.org/#museum", "name": "X"})  # page-local
+    assert has_identifier({"@type": "Museum", "name": "X", "sameAs": "https://www.wikidata.org/wiki/Q190804"})
+    assert has_identifier({"@type": "Event", "organizer": {"@type": "Organization", "identifier": "NL-AsdRM"}})
+    assert has_identifier({"@type": "Dataset", "@id": "http://data.bibliotheken.nl/id/dataset/rise-alba"})
+    assert not has_identifier({"@type": "Place", "name": "Y", "sameAs": ""})
