@@ -108,6 +108,23 @@ def test_fourth_held_out_split_is_new_sites_in_four_languages():
     assert earlier.isdisjoint({s["site"] for s in test3})
 
 
+def test_fifth_held_out_split_is_new_sites_with_nl_and_de():
+    """test4 (labelled before any classifier run on it): at least 60 sections of at least 4 sites that no other split
+    uses, in nl, en, fr and de, with at least 10 sections each of nl and de; every section's page and heading line are
+    where the labels say."""
+    secs = load_sections(DEFAULT_SECTIONS)
+    test4 = [s for s in secs if s["split"] == "test4"]
+    assert len(test4) >= 60
+    assert len({s["site"] for s in test4}) >= 4
+    assert {s["lang"] for s in test4} == {"nl", "en", "fr", "de"}
+    assert sum(s["lang"] == "nl" for s in test4) >= 10 and sum(s["lang"] == "de" for s in test4) >= 10
+    earlier = {s["site"] for s in secs if s["split"] != "test4"}
+    assert earlier.isdisjoint({s["site"] for s in test4})
+    for s in test4:
+        raw = (DEFAULT_SECTIONS / s["page"]).read_text(encoding="utf-8")
+        assert raw[s["char_start"]:].split("\n", 1)[0] == s["heading_line"]
+
+
 def test_documentation_pages_are_decided_from_the_raw_page(tmp_path):
     """A quickstart whose sections say "collectie" in every line: the evaluation decides the page kind from the raw
     page (code blocks, commands) and its file name as the website parser does, so its sections are ``other``."""
