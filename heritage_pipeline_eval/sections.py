@@ -73,7 +73,8 @@ def load_sections(root: str | Path = DEFAULT_SECTIONS) -> list[dict[str, Any]]:
 
 
 def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float | None = None,
-                      zero_shot: str | None = None, zero_shot_weight: float | None = None) -> dict[str, Any]:
+                      zero_shot: str | None = None, zero_shot_weight: float | None = None,
+                      splits: set[str] | None = None) -> dict[str, Any]:
     """Accuracy and confusion matrices per split (module docstring).
 
     Args:
@@ -81,6 +82,8 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
         min_confidence: default the configured ``sources.website.section_min_confidence``.
         zero_shot: zero-shot model name or ``none``; default ``sources.website.section_zero_shot``.
         zero_shot_weight: default ``sources.website.section_zero_shot_weight``.
+        splits: only the sections of these splits are classified and reported (default all), e.g. to tune on the
+            earlier rounds without looking at a held-out one.
 
     Returns:
         ``{"min_confidence", "zero_shot", "zero_shot_weight", "splits": {split: {"n", "correct", "accuracy",
@@ -103,7 +106,8 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
                               "zero_shot_weight": zero_shot_weight, "splits": {}}
     by_page: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for rec in load_sections(root):
-        by_page[rec["page"]].append(rec)
+        if splits is None or rec["split"] in splits:
+            by_page[rec["page"]].append(rec)
     decided = []
     kinds: dict[str, str] = {}
     for page, recs in by_page.items():

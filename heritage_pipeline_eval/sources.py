@@ -378,6 +378,7 @@ def main(argv: list[str] | None = None) -> int:
                    "(default: sources.website.section_zero_shot)")
     s.add_argument("--zero-shot-weight", type=float, default=None,
                    help="its weight in the mixture (default: sources.website.section_zero_shot_weight)")
+    s.add_argument("--splits", default=None, help="comma-separated splits to classify and report (default: all)")
     s.add_argument("--out", help="folder for sections_eval.md / sections_eval.json")
     e = sub.add_parser("entities", help="heritage mention precision/recall on the hand-labelled set")
     e.add_argument("--gold", default=str(DEFAULT_ENTITY_GOLD), help="gold JSONL (default: the development set; "
@@ -395,7 +396,8 @@ def main(argv: list[str] | None = None) -> int:
         from .sections import DEFAULT_SECTIONS, evaluate_sections, sections_report
 
         result = evaluate_sections(args.data or DEFAULT_SECTIONS, args.min_confidence, args.zero_shot,
-                                   args.zero_shot_weight)
+                                   args.zero_shot_weight,
+                                   set(args.splits.split(",")) if args.splits else None)
         report, stem = sections_report(result), "sections_eval"
     else:
         from heritage_pipeline.enrich.gazetteer import default_gazetteer

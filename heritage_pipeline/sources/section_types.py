@@ -159,39 +159,53 @@ HEADING_CUES: dict[str, list[str]] = {
     "about": ["about", "about us", "who we are", "our mission", "mission", "organisation", "organization", "team",
               "our team", "over ons", "over het", "wie zijn wij", "wie we zijn", "missie", "organisatie", "het team", "à propos", "a propos", "qui sommes-nous", "qui sommes nous", "notre mission", "über uns", "uber uns", "wir über uns", "leitbild", "das team", "team", "projekt", "das projekt",
               "redaktion", "programmierung", "project", "het project", "projet", "le projet", "équipe", "redactie", "rédaction", "editorial team", "programming", "programmatie", "développement",
-              "what we do", "our work", "vision", "our aims", "partners", "our partners", "staff", "board", "governance", "wat we doen", "wat wij doen", "doelstelling*", "visie", "partners", "bestuur", "medewerkers", "vrijwilligers", "nos missions", "l'institution", "gouvernance", "partenaires", "nos partenaires", "ziele", "unsere aufgaben", "aufgaben", "partner", "vorstand", "mitarbeiter*", "verein", "förderverein"],
+              "what we do", "our work", "vision", "our aims", "partners", "our partners", "staff", "board", "governance", "wat we doen", "wat wij doen", "doelstelling*", "visie", "partners", "bestuur", "medewerkers", "vrijwilligers", "nos missions", "l'institution", "gouvernance", "partenaires", "nos partenaires", "ziele", "unsere aufgaben", "aufgaben", "partner", "vorstand", "mitarbeiter*", "verein", "förderverein",
+              # round 5: the written label definitions (SOURCES.md) in the four languages: organisation, departments, staff, governance, partners and members, funders, facts and figures, projects
+              "profile", "profiel", "profil", "bibliotheksprofil", "portrait", "organigram", "organigramm", "organigramme", "departments", "afdelingen", "abteilungen", "départements", "directie", "direktion", "direction", "leitung", "management", "kuratorium", "beirat", "advisory board", "raad van toezicht", "conseil d'administration", "annual report*", "jaarverslag*", "jahresbericht*", "rapport annuel", "rapport d'activité*", "facts and figures", "feiten en cijfers", "zahlen und fakten", "chiffres clés", "projects", "projecten", "projekte", "projets", "members", "leden", "mitglieder", "membres", "network", "netwerk", "netzwerk", "réseau", "consortium", "konsortium", "funders", "financiers", "förderer", "mécènes", "sponsors", "qui porte le projet", "wer wir sind", "die einrichtung", "de instelling"],
     "contact": ["contact", "contact us", "contacts", "address", "adres", "adressen", "e-mail", "email", "phone",
                 "telephone", "telefoon", "téléphone", "telefon", "kontakt", "anschrift", "adresse",
                 "nous contacter", "contactez-nous", "herausgeber*", "publisher", "uitgever", "éditeur",
-              "get in touch", "reach us", "neem contact op", "contactgegevens", "contactinformatie", "coordonnées", "nous écrire", "ansprechpartner*", "kontaktdaten", "so erreichen sie uns"],
+              "get in touch", "reach us", "neem contact op", "contactgegevens", "contactinformatie", "coordonnées", "nous écrire", "ansprechpartner*", "kontaktdaten", "so erreichen sie uns",
+              # round 5 (definitions: contact persons or desks, how to reach it)
+              "ansprechperson*", "ansprechpartnerin*", "kontaktpersonen", "contactpersoon", "contactpersonen", "contact person*", "personnes à contacter", "interlocuteur*", "press office", "pressestelle", "pressekontakt", "perscontact", "contact presse", "service desk", "helpdesk", "servicestelle", "infobalie", "mailing list", "mailinglijst", "liste de diffusion", "mailingliste", "write to us", "schreiben sie uns", "écrivez-nous", "schrijf ons"],
     "collection": ["collect*", "collectie*", "verzameling*", "holdings", "archives", "archief", "archieven",
                    "catalog*", "catalogue*", "fonds", "sammlung*", "bestände", "bestand", "objects", "objecten",
                    "exhibits", "beeldbank", "inventaris*", "inventory", "archivbestand*", "fonds d'archives", "zoeken", "zoek in", "recherche", "rechercher", "suche", "suchen", "metadata", "metadaten", "métadonnées",
               "library", "bibliotheek", "bibliothèque", "bibliothek", "database", "databank", "datenbank", "base de données", "highlights", "topstukken", "chefs-d'œuvre", "meisterwerke", "œuvres", "kunstwerken", "artworks", "werke", "mobilier", "objets", "objekte",
-              "data", "dataset*", "datasets", "open data"],
+              "data", "dataset*", "datasets", "open data",
+              # round 5 (definitions: holdings, digital collections, digitisation of the holdings, search)
+              "sonderbest*", "nachlass*", "nachlässe", "nalatenschap*", "bildarchiv", "fotoarchief", "beeldarchief", "photothèque", "mediathek", "digitalisier*", "digitalisering*", "numérisation", "digitisation", "digitization", "digital collections", "portal", "portail", "portaal", "datenportal", "finding aid*", "findbuch", "findmittel", "toegangen", "instruments de recherche", "bestandsübersicht", "überblick über die bestände", "suchen & finden", "recherchieren", "doorzoeken"],
     "visit": ["visit", "visiting", "visitors", "bezoek*", "opening hours", "openingstijden", "openingsuren",
               "tickets", "toegang", "admission", "entrance fee", "horaires", "visiter", "visite*", "billetterie",
               "tarifs", "besuch*", "öffnungszeiten", "eintritt", "eintrittspreise", "plan your visit",
               "plan je bezoek", "lesesaal", "reading room", "studiezaal", "salle de lecture", "route",
               "directions", "bereikbaarheid", "anfahrt", "accès", "plan d'accès",
-              "practical information", "praktische informatie", "praktisch", "informations pratiques", "praktische informationen", "besucherinformation*", "prices", "prijzen", "preise", "parking", "parkeren", "accessibility", "toegankelijkheid", "accessibilité", "barrierefreiheit", "groups", "groepen", "groupes", "gruppen", "guided tour*", "rondleiding*", "visites guidées", "führung*", "benutzung", "archivbenutzung", "comment venir", "nous rendre visite", "getting here", "how to get here"],
+              "practical information", "praktische informatie", "praktisch", "informations pratiques", "praktische informationen", "besucherinformation*", "prices", "prijzen", "preise", "parking", "parkeren", "accessibility", "toegankelijkheid", "accessibilité", "barrierefreiheit", "groups", "groepen", "groupes", "gruppen", "guided tour*", "rondleiding*", "visites guidées", "führung*", "benutzung", "archivbenutzung", "comment venir", "nous rendre visite", "getting here", "how to get here",
+              # round 5 (definitions: rules of use in the reading room, registration, appointments, locations, facilities)
+              "benutzungsordnung", "nutzungsordnung", "nutzungsregeln", "hausordnung", "lesesaalordnung", "huisregels", "bezoekersregels", "règlement intérieur", "règlement de la salle", "house rules", "reading room rules", "einsichtnahme", "inzage", "consultation sur place", "on site", "vor ort", "locations", "locaties", "standorte", "sites", "appointment*", "afspraak", "rendez-vous", "terminvereinbarung", "facilities", "faciliteiten", "einrichtungen", "équipements", "garderobe", "cloakroom", "vestiaire", "café", "restaurant", "museumshop", "museum shop", "winkel", "boutique"],
     "news": ["news", "nieuws", "actualités", "actualites", "aktuelles", "nachrichten", "press release*",
              "persbericht*", "pressemitteilung*", "communiqué*", "blog", "agenda", "events", "evenementen",
              "événements", "evenements", "veranstaltungen", "termine", "exhibition*", "tentoonstelling*",
              "expositions", "ausstellung*",
-              "latest news", "laatste nieuws", "dernières nouvelles", "neuigkeiten", "presse", "pers", "press", "newsletter", "nieuwsbrief", "lettre d'information", "kalender", "calendar", "calendrier", "activiteiten", "activities", "activités", "aktivitäten", "announcement*", "aankondiging*", "annonce*", "ankündigung*", "workshop*", "lezing*", "conférence*", "vortr*"],
+              "latest news", "laatste nieuws", "dernières nouvelles", "neuigkeiten", "presse", "pers", "press", "newsletter", "nieuwsbrief", "lettre d'information", "kalender", "calendar", "calendrier", "activiteiten", "activities", "activités", "aktivitäten", "announcement*", "aankondiging*", "annonce*", "ankündigung*", "workshop*", "lezing*", "conférence*", "vortr*",
+              # round 5 (definitions: dated or time-bound items, announcements, events, newsletters)
+              "what's new", "wat is er nieuw", "nouveautés", "neu im", "neues", "updates", "webinar*", "symposium*", "tagung*", "kolloquium*", "colloque*", "congres", "congress", "save the date", "upcoming", "aangekondigd", "à venir", "demnächst"],
     "history": ["history", "historie", "geschiedenis", "histoire", "geschichte", "chronik", "chronologie",
                 "tijdlijn", "timeline", "founded", "opgericht", "fondé", "fondée", "gegründet", "since 1*",
                 "sinds 1*", "depuis 1*", "seit 1*", "established in", "jahrhundert*",
                 "siècle*", "centuries", "century",
-              "ontstaan", "oprichting", "verleden", "historique", "fondation", "origines", "gründung", "entstehung", "vergangenheit", "achtergrond", "background"],
+              "ontstaan", "oprichting", "verleden", "historique", "fondation", "origines", "gründung", "entstehung", "vergangenheit", "achtergrond", "background",
+              # round 5 (definitions: the past of the subject, founding, development over time, former names, timeline)
+              "chronicle", "kroniek", "chronique", "jubil*", "anniversary", "anniversaire", "former name*", "vroegere naam", "ancien nom", "früherer name", "how it all started", "hoe het begon", "les débuts", "die anfänge", "baugeschichte", "bouwgeschiedenis", "building history"],
     "other": ["impressum", "imprint", "legal notice", "datenschutz*", "privacy*", "cookie*",
               "disclaimer", "haftung*", "haftungsausschluss*", "rechtliche hinweise", "rechtswirksamkeit*",
               "urheber*", "kennzeichenrecht", "nutzungsrecht*", "mentions légales", "conditions générale*", "conditions d'utilisation", "cgu", "licen*", "lizenz*", "copyright",
               "colofon", "privacyverklaring", "gebruiksvoorwaarden", "terms of use", "gestaltung", "umsetzung", "verweise und links", "tutorial", "video tutorial",
               "inhaltlich verantwortlich*", "kommunikation per e-mail",
               "social-media", "dieses impressum", "links", "liens", "datenschutzerklärung", "privacy policy", "protection des données", "données à caractère personnel", "données personnelles", "persoonsgegevens", "personenbezogene daten", "personal data", "gegevensbescherming", "e-mail communication",
-              "faq", "veelgestelde vragen", "questions fréquentes", "häufige fragen", "accessibility statement", "toegankelijkheidsverklaring", "déclaration d'accessibilité", "barrierefreiheitserklärung", "sitemap", "plan du site", "api", "api documentation", "application programming interface", "documentation", "dokumentation", "documentatie", "help", "hulp", "aide", "hilfe", "login", "inloggen", "connexion", "anmelden"],
+              "faq", "veelgestelde vragen", "questions fréquentes", "häufige fragen", "accessibility statement", "toegankelijkheidsverklaring", "déclaration d'accessibilité", "barrierefreiheitserklärung", "sitemap", "plan du site", "api", "api documentation", "application programming interface", "documentation", "dokumentation", "documentatie", "help", "hulp", "aide", "hilfe", "login", "inloggen", "connexion", "anmelden",
+              # round 5 (definitions: job vacancies, credits and colophons, bibliographies and publication lists, glossaries, tables of contents, terms and rules of reuse, citation, downloads of software)
+              "jobs", "vacatures", "vacancies", "stellenangebot*", "stellenausschreibung*", "offres d'emploi", "emploi*", "werken bij", "karriere", "career*", "credits", "crédits", "remerciements", "acknowledg*", "danksagung", "dankwoord", "publications", "publicaties", "publikationen", "bibliograph*", "literatur", "literatuur", "glossary", "glossaire", "glossar", "woordenlijst", "lexique", "lexikon", "table of contents", "inhaltsverzeichnis", "inhoudsopgave", "sommaire", "contents", "nutzungsbedingungen", "voorwaarden", "terms and conditions", "how to cite", "citation", "zitiervorschlag", "citeren", "citer", "guidelines", "richtlijnen", "richtlinien", "changelog", "release notes", "data model", "datenmodell", "datamodel", "modèle de données", "hébergement", "hosting", "conventions", "conventies", "konventionen", "contributing", "contribuer", "bijdragen", "mitmachen", "how to contribute"],
 }
 BODY_CUES: dict[str, list[str]] = {
     "about": ["our mission", "who we are", "onze missie", "wie wij zijn", "notre mission", "qui sommes-nous",
@@ -200,11 +214,15 @@ BODY_CUES: dict[str, list[str]] = {
               "est un projet", "ist ein projekt", "supported by", "funded by", "gefördert", "financé par",
               "gefinancierd door", "in cooperation with", "in samenwerking met", "en partenariat avec",
               "in zusammenarbeit mit",
-              "our aim", "ons doel", "notre objectif", "unser ziel", "we want to", "wij willen", "nous voulons", "wir wollen", "volunteers", "vrijwilligers", "bénévoles", "ehrenamtlich*"],
+              "our aim", "ons doel", "notre objectif", "unser ziel", "we want to", "wij willen", "nous voulons", "wir wollen", "volunteers", "vrijwilligers", "bénévoles", "ehrenamtlich*",
+              # round 5 (definitions)
+              "our organisation", "departments", "afdelingen", "abteilungen", "départements", "employees", "medewerkers", "mitarbeitende", "collaborateurs", "board of", "raad van", "conseil d'administration", "vorstand", "annual report", "jaarverslag", "jahresbericht", "rapport annuel", "partners", "partenaires", "partner", "members", "leden", "mitglieder", "membres", "is run by", "wordt beheerd door", "est géré*", "wird betrieben", "porté par", "getragen von", "foundation", "stichting", "fondation", "stiftung"],
     "contact": ["e-mail", "email", "tel.", "tel:", "telephone", "telefoon", "téléphone", "telefon", "fax",
                 "postbus", "postadres", "bezoekadres", "p.o. box", "postfach", "anschrift", "contact us",
                 "neem contact", "contactez-nous", "kontaktieren sie", "write to us", "schreiben sie uns",
-                "écrivez-nous", "contact form", "kontaktformular", "formulaire de contact", "contactformulier"],
+                "écrivez-nous", "contact form", "kontaktformular", "formulaire de contact", "contactformulier",
+              # round 5 (definitions: contact persons, desks, how to reach it)
+              "contact person", "contactpersoon", "ansprechperson*", "ansprechpartner*", "interlocuteur*", "please contact", "neem contact op", "wenden sie sich", "adressez-vous", "contact:", "kontakt:", "bereikbaar via", "erreichbar", "joignable", "helpdesk", "servicestelle"],
     "collection": ["collection", "collections", "collectie", "collecties", "verzameling", "holdings",
                    "archiefstukken", "archival records", "fonds", "sammlung", "sammlungen", "bestände",
                    "objects", "objecten", "objets", "objekte", "inventaris", "finding aid*", "manuscripts",
@@ -216,18 +234,24 @@ BODY_CUES: dict[str, list[str]] = {
               "tickets", "admission", "entrée", "eintritt", "toegangsprijs", "museumkaart", "tarif*",
               "wheelchair", "rolstoel", "fauteuil roulant", "rollstuhl", "closed on", "open daily", "dagelijks",
               "lesesaal", "reading room", "studiezaal", "salle de lecture",
-              "open from", "ouvert", "guided tour*", "rondleiding*", "visite guidée", "visites guidées", "führung*", "parking", "parkeren", "stationnement", "parkplatz", "public transport", "openbaar vervoer", "transports en commun", "öffentliche verkehrsmittel", "by appointment", "op afspraak", "sur rendez-vous", "nach vereinbarung", "nach voranmeldung"],
+              "open from", "ouvert", "guided tour*", "rondleiding*", "visite guidée", "visites guidées", "führung*", "parking", "parkeren", "stationnement", "parkplatz", "public transport", "openbaar vervoer", "transports en commun", "öffentliche verkehrsmittel", "by appointment", "op afspraak", "sur rendez-vous", "nach vereinbarung", "nach voranmeldung",
+              # round 5 (definitions: registration and rules of use in the reading room, appointments, facilities)
+              "reading room", "leeszaal", "lesesaal", "salle de lecture", "library card", "bibliotheekpas", "bibliotheksausweis", "carte de lecteur", "register at", "registration", "inschrijving", "anmeldung", "bags", "tassen", "taschen", "sacs", "lockers", "kluisjes", "schließfächer", "casiers", "cloakroom", "garderobe", "vestiaire", "gloves", "handschoenen", "handschuhe", "gants", "pencil", "potlood", "bleistift", "crayon", "consulted", "ingezien", "eingesehen", "consultés", "on site", "ter plaatse", "vor ort", "sur place", "barrier-free", "drempelvrij", "barrierefrei"],
     "news": ["press release*", "persbericht*", "communiqué de presse", "pressemitteilung*", "published on",
              "gepubliceerd op", "publié le", "veröffentlicht am", "read more", "lees meer", "lire la suite",
              "weiterlesen",
-              "newsletter", "nieuwsbrief", "lettre d'information", "save the date", "register now", "meld je aan", "inscrivez-vous", "melden sie sich an", "will take place", "vindt plaats", "aura lieu", "findet statt"],
+              "newsletter", "nieuwsbrief", "lettre d'information", "save the date", "register now", "meld je aan", "inscrivez-vous", "melden sie sich an", "will take place", "vindt plaats", "aura lieu", "findet statt",
+              # round 5 (definitions: dated items, events, announcements)
+              "announce*", "kondigen", "annonce*", "kündigen", "upcoming", "binnenkort", "prochainement", "demnächst", "webinar*", "program", "programma", "programme", "programm", "speakers", "sprekers", "intervenants", "referenten", "where?", "when?", "waar?", "wanneer?", "wo?", "wann?"],
     "history": ["founded in", "opgericht in", "fondé en", "fondée en", "gegründet", "established in",
                 "in the 19th century", "in de 19e eeuw", "au xixe siècle", "im 19. jahrhundert", "since 1*",
                 "sinds 1*", "depuis 1*", "seit 1*", "was built in", "werd gebouwd", "merged with", "fuseerde", "fusionné", "fusioniert", "century", "eeuw", "siècle", "jahrhundert",
               "was founded", "werd opgericht", "a été fondé*", "wurde gegründet", "history of", "geschiedenis van", "histoire de", "geschichte des", "geschichte der", "originally", "oorspronkelijk", "à l'origine", "ursprünglich", "voormalig*", "ehemalig*", "gebouwd", "erbaut"],
     "other": ["gemäß", "§", "haftung", "liability", "aansprakelijkheid", "responsabilité", "personal data",
               "personenbezogene", "persoonsgegevens", "données personnelles", "cookies", "licence", "license",
-              "lizenz", "licentie", "copyright", "urheberrecht", "droit d'auteur", "auteursrecht"],
+              "lizenz", "licentie", "copyright", "urheberrecht", "droit d'auteur", "auteursrecht",
+              # round 5 (definitions: legal notices, terms of reuse, software documentation)
+              "terms of use", "gebruiksvoorwaarden", "nutzungsbedingungen", "conditions d'utilisation", "disclaimer", "haftungsausschluss", "clause de non-responsabilité", "attribution", "naamsvermelding", "namensnennung", "paternité", "creative commons", "public domain", "domein publiek", "publiek domein", "gemeinfrei", "domaine public", "open source", "source code", "broncode", "quellcode", "code source", "github"],
 }
 # Body patterns: (category, compiled pattern) -- each counts as one body cue when it matches at least once.
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
@@ -238,6 +262,10 @@ _WEEKDAY = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|s
                       r"donderdag|vrijdag|zaterdag|zondag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|"
                       r"montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|mo|di|mi|do|fr|sa|so)\b\.?", re.I)
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-2][0-9])\b")
+_WEEKDAY_LONG = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|maandag|dinsdag|woensdag|"
+                           r"donderdag|vrijdag|zaterdag|zondag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|"
+                           r"montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)s?\b", re.I)
+MANY_CONTACTS = 3  # distinct e-mail addresses and phone numbers in a body that make it a list of people to reach
 _MONTH_DATE = re.compile(r"\b\d{1,2}\.?\s+(?:january|february|march|april|may|june|july|august|september|october|"
                          r"november|december|januari|februari|maart|mei|juni|juli|augustus|oktober|janvier|février|"
                          r"mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|januar|februar|"
@@ -375,10 +403,17 @@ def body_evidence(text: str) -> dict[str, frozenset[str]]:
         keys = {f"cue:{i}" for i in _cue_ids(body_pats[cat], body)}
         if cat == "contact":
             keys |= {k for k, pat in (("email", _EMAIL), ("phone", _PHONE)) if pat.search(body)}
-        elif cat == "visit" and _TIME_RANGE.search(body) and _WEEKDAY.search(body):
-            keys |= {"hours", "hours2"}  # clock-time range with a weekday: two pieces of evidence
-        elif cat == "history" and len(set(_YEAR.findall(body))) >= 3:
-            keys.add("years")
+            # a list of people or desks to reach: many distinct addresses and numbers (a staff list A-Z)
+            if len(set(_EMAIL.findall(body)) | set(_PHONE.findall(body))) >= MANY_CONTACTS:
+                keys.add("many_contacts")
+        elif cat == "visit":
+            if _TIME_RANGE.search(body) and _WEEKDAY.search(body):
+                keys |= {"hours", "hours2"}  # clock-time range with a weekday: two pieces of evidence
+            if len({m.lower()[:3] for m in _WEEKDAY_LONG.findall(body)}) >= 3:
+                keys.add("weekdays")  # a schedule: three or more weekday names written out
+        elif cat == "history":
+            if len(set(_YEAR.findall(body))) >= 3:
+                keys.add("years")
         elif cat == "news" and _MONTH_DATE.search(body):
             keys.add("date")
         out[cat] = frozenset(keys)

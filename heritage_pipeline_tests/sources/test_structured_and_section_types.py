@@ -276,7 +276,7 @@ def test_evidence_every_section_of_a_document_has_is_discounted():
     gives. The same sections classified one at a time (no document to compare with) are ``collection``."""
     from heritage_pipeline.sources.section_types import body_evidence, classify_sections, document_discount
 
-    sections = [(["How it all started"], "The history of the registry of collections began in 1998 with a forum."),
+    sections = [(["The first years"], "The history of the registry of collections began in 1998 with a forum."),
                 (["Mailing list"], "Questions about collections? Write to helpdesk@example.org or call +31 20 123 4567."),
                 (["Where the records come from"], "The collections were described by curators of the collections."),
                 (["Volunteers"], "Volunteers keep the collections records up to date.")]
