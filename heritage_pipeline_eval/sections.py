@@ -73,7 +73,8 @@ def load_sections(root: str | Path = DEFAULT_SECTIONS) -> list[dict[str, Any]]:
 
 
 def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float | None = None,
-                      zero_shot: str | None = None, zero_shot_weight: float | None = None) -> dict[str, Any]:
+                      zero_shot: str | None = None, zero_shot_weight: float | None = None,
+                      splits: set[str] | None = None) -> dict[str, Any]:
     """Accuracy and confusion matrices per split (module docstring).
 
     Args:
@@ -81,6 +82,8 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
         min_confidence: default the configured ``sources.website.section_min_confidence``.
         zero_shot: zero-shot model name or ``none``; default ``sources.website.section_zero_shot``.
         zero_shot_weight: default ``sources.website.section_zero_shot_weight``.
+        splits: only the sections of these splits are classified and reported (default all), e.g. to tune on the
+            earlier rounds without looking at a held-out one.
 
     Returns:
         ``{"min_confidence", "zero_shot", "zero_shot_weight", "splits": {split: {"n", "correct", "accuracy",
@@ -92,8 +95,7 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
         ValueError: a bad line in ``labels.jsonl`` (file and line named), or the zero-shot model cannot load.
     """
     from heritage_pipeline.core.config import load_chunking_config
-    from heritage_pipeline.sources.section_types import CATEGORIES, classify_sections, page_kind
-    from heritage_pipeline.sources.website import _CITATION_META, _declared_types
+    from heritage_pipeline.sources.section_types import CATEGORIES, classify_sections
 
     web = load_chunking_config().sources.website
     min_confidence = web.section_min_confidence if min_confidence is None else min_confidence
@@ -101,16 +103,9 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
     zero_shot_weight = web.section_zero_shot_weight if zero_shot_weight is None else zero_shot_weight
     result: dict[str, Any] = {"min_confidence": min_confidence, "zero_shot": zero_shot,
                               "zero_shot_weight": zero_shot_weight, "splits": {}}
-    by_page: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for rec in load_sections(root):
-        by_page[rec["page"]].append(rec)
     decided = []
     kinds: dict[str, str] = {}
-    for page, recs in by_page.items():
-        # the page kind as the website parser decides it: labelled headings, declared schema.org types, citation meta
-        raw = (Path(root) / page).read_text(encoding="utf-8")
-        kind, is_news = page_kind([r["heading"] for r in recs], _declared_types(raw),
-                                  citation_meta=bool(_CITATION_META.search(raw)), raw=raw, source_path=page)
+    for page, recs, kind, is_news in _labelled_pages(root, splits):
         kinds[page] = kind
         answers = classify_sections([(r["anchors"], r["body"]) for r in recs], min_confidence=min_confidence,
                                     page=kind, page_is_news=is_news, zero_shot=zero_shot,
@@ -141,6 +136,106 @@ def evaluate_sections(root: str | Path = DEFAULT_SECTIONS, min_confidence: float
         split["reliability"] = {k: {"correct": c, "n": n, "accuracy": round(c / n, 4)}
                                 for k, (c, n) in sorted(split["reliability"].items())}
     return result
+
+
+def _labelled_pages(root: str | Path, splits: set[str] | None = None):
+    """``(page, its labelled sections, page kind, is_news)`` per labelled page of the chosen splits, the page kind as
+    the website parser decides it (labelled headings, declared schema.org types, citation meta, raw page)."""
+    from heritage_pipeline.sources.section_types import page_kind
+    from heritage_pipeline.sources.website import _CITATION_META, _declared_types
+
+    by_page: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for rec in load_sections(root):
+        if splits is None or rec["split"] in splits:
+            by_page[rec["page"]].append(rec)
+    for page, recs in by_page.items():
+        raw = (Path(root) / page).read_text(encoding="utf-8")
+        kind, is_news = page_kind([r["heading"] for r in recs], _declared_types(raw),
+                                  citation_meta=bool(_CITATION_META.search(raw)), raw=raw, source_path=page)
+        yield page, recs, kind, is_news
+
+
+TUNING_SPLITS = frozenset({"dev", "test", "test2", "test3"})  # the splits the rules and the calibration are fitted on
+
+
+def raw_answers(root: str | Path = DEFAULT_SECTIONS, splits: set[str] | frozenset[str] = TUNING_SPLITS,
+                min_confidence: float | None = None) -> list[dict[str, Any]]:
+    """The cue rules' answers with their raw confidence (:func:`~heritage_pipeline.sources.section_types.raw_rule_decisions`)
+    for every labelled section of ``splits``: ``{"site", "split", "gold", "answer", "raw"}`` each."""
+    from heritage_pipeline.core.config import load_chunking_config
+    from heritage_pipeline.sources.section_types import raw_rule_decisions
+
+    if min_confidence is None:
+        min_confidence = load_chunking_config().sources.website.section_min_confidence
+    out = []
+    for _page, recs, kind, is_news in _labelled_pages(root, set(splits)):
+        for r, (ans, raw) in zip(recs, raw_rule_decisions([(x["anchors"], x["body"]) for x in recs],
+                                                          min_confidence=min_confidence, page=kind,
+                                                          page_is_news=is_news)):
+            out.append({"site": r["site"], "split": r["split"], "gold": r["label"], "answer": ans, "raw": raw})
+    return out
+
+
+def fit_calibration(answers: list[dict[str, Any]]) -> dict[str, tuple[float, ...]]:
+    """The calibration table of :data:`~heritage_pipeline.sources.section_types.CALIBRATION` from raw answers.
+
+    Per kind (``type`` answers, ``other`` answers) and band (:func:`~heritage_pipeline.sources.section_types.calibration_band`):
+    the share of right answers, Laplace-smoothed ``(right + 1) / (n + 2)``, then made non-decreasing over the bands
+    by pooling adjacent violators (weighted by n), so a higher raw confidence never reports a lower one.
+
+    Args:
+        answers: :func:`raw_answers` records.
+
+    Returns:
+        ``{"type": (p per band), "other": (p per band)}``, rounded to 3 decimals.
+    """
+    from heritage_pipeline.sources.section_types import CALIBRATION_EDGES, calibration_band
+
+    out = {}
+    for kind, edges in CALIBRATION_EDGES.items():
+        right, n = [0] * (len(edges) + 1), [0] * (len(edges) + 1)
+        for a in answers:
+            k, b = calibration_band(a["answer"], a["raw"])
+            if k == kind:
+                n[b] += 1
+                right[b] += a["answer"] == a["gold"]
+        # blocks of (weight, value), merged while a block is below the one before it (pool adjacent violators)
+        blocks: list[list[float]] = []
+        for r, m in zip(right, n):
+            blocks.append([m + 2, (r + 1) / (m + 2), 1])
+            while len(blocks) > 1 and blocks[-1][1] < blocks[-2][1]:
+                w2, v2, c2 = blocks.pop()
+                w1, v1, c1 = blocks.pop()
+                blocks.append([w1 + w2, (w1 * v1 + w2 * v2) / (w1 + w2), c1 + c2])
+        out[kind] = tuple(round(v, 3) for _w, v, c in blocks for _ in range(c))
+    return out
+
+
+def calibration_report(answers: list[dict[str, Any]]) -> str:
+    """Markdown: the fitted table, and a reliability table of the calibrated confidence fitted leaving each site out
+    (the confidence a site's answers get from a calibration fitted on the other sites), per band of that confidence:
+    answers, right answers, mean calibrated confidence -- close means calibrated out of sample."""
+    from heritage_pipeline.sources.section_types import calibration_band
+
+    table = fit_calibration(answers)
+    loso = []
+    for site in sorted({a["site"] for a in answers}):
+        fit = fit_calibration([a for a in answers if a["site"] != site])
+        for a in answers:
+            if a["site"] == site:
+                k, b = calibration_band(a["answer"], a["raw"])
+                loso.append((fit[k][b], a["answer"] == a["gold"]))
+    lines = ["# Section-type confidence calibration (cue rules, tuning splits)", "",
+             f"CALIBRATION = {table!r}", "", "Leave-one-site-out reliability of the calibrated confidence:", "",
+             "| calibrated confidence | answers | right | accuracy | mean confidence |", "|---|---:|---:|---:|---:|"]
+    for lo, hi in ((0.0, 0.5), (0.5, 0.75), (0.75, 1.01)):
+        sel = [(p, ok) for p, ok in loso if lo <= p < hi]
+        if sel:
+            lines.append(f"| {lo:.2f}-{min(hi, 1.0):.2f} | {len(sel)} | {sum(ok for _, ok in sel)} | "
+                         f"{sum(ok for _, ok in sel) / len(sel):.3f} | {sum(p for p, _ in sel) / len(sel):.3f} |")
+    brier = sum((p - ok) ** 2 for p, ok in loso) / len(loso)
+    lines += ["", f"Brier score (leave-one-site-out): {brier:.4f} over {len(loso)} answers"]
+    return "\n".join(lines)
 
 
 CONFIDENCE_BANDS = (0.5, 0.75)  # upper edges of the lower confidence bands of the reliability table

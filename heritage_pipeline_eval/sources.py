@@ -378,6 +378,9 @@ def main(argv: list[str] | None = None) -> int:
                    "(default: sources.website.section_zero_shot)")
     s.add_argument("--zero-shot-weight", type=float, default=None,
                    help="its weight in the mixture (default: sources.website.section_zero_shot_weight)")
+    s.add_argument("--splits", default=None, help="comma-separated splits to classify and report (default: all)")
+    s.add_argument("--fit-calibration", action="store_true",
+                   help="fit the confidence calibration on the tuning splits (dev,test,test2,test3) and report it")
     s.add_argument("--out", help="folder for sections_eval.md / sections_eval.json")
     e = sub.add_parser("entities", help="heritage mention precision/recall on the hand-labelled set")
     e.add_argument("--gold", default=str(DEFAULT_ENTITY_GOLD), help="gold JSONL (default: the development set; "
@@ -392,10 +395,14 @@ def main(argv: list[str] | None = None) -> int:
         result = evaluate_web(args.data, [x for x in args.extractors.split(",") if x])
         report, stem = web_report(result), "web_eval"
     elif args.what == "sections":
-        from .sections import DEFAULT_SECTIONS, evaluate_sections, sections_report
+        from .sections import DEFAULT_SECTIONS, calibration_report, evaluate_sections, raw_answers, sections_report
 
+        if args.fit_calibration:
+            print(calibration_report(raw_answers(args.data or DEFAULT_SECTIONS, min_confidence=args.min_confidence)))
+            return 0
         result = evaluate_sections(args.data or DEFAULT_SECTIONS, args.min_confidence, args.zero_shot,
-                                   args.zero_shot_weight)
+                                   args.zero_shot_weight,
+                                   set(args.splits.split(",")) if args.splits else None)
         report, stem = sections_report(result), "sections_eval"
     else:
         from heritage_pipeline.enrich.gazetteer import default_gazetteer

@@ -123,8 +123,8 @@ class WebsiteSourceConfig(_Strict):
     # trafilatura selects the main content among docling's items (body text it drops between them stays);
     # docling = every item that is not page furniture by the page's HTML (nav, aside, page header/footer, banners)
     main_content: Literal["trafilatura", "docling"] = "trafilatura"
-    # section_type: below this confidence (0-1, the winner's lead over `other`, heritage_pipeline.sources.section_types)
-    # a section is `other`
+    # section_type: below this raw confidence (0-1, the winner's lead over `other`, heritage_pipeline.sources.section_types)
+    # a section is `other`; the reported section_confidence is the calibrated one
     section_min_confidence: float = Field(default=0.4, ge=0.0, le=1.0)
     # zero-shot second opinion on section_type: an embedder model name (use-multilingual = multilingual USE v3,
     # minilm, a local folder) compared with label descriptions in nl/en/fr/de, or none for the cue rules alone;

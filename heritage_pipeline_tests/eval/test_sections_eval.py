@@ -108,6 +108,23 @@ def test_fourth_held_out_split_is_new_sites_in_four_languages():
     assert earlier.isdisjoint({s["site"] for s in test3})
 
 
+def test_fifth_held_out_split_is_new_sites_with_nl_and_de():
+    """test4 (labelled before any classifier run on it): at least 60 sections of at least 4 sites that no other split
+    uses, in nl, en, fr and de, with at least 10 sections each of nl and de; every section's page and heading line are
+    where the labels say."""
+    secs = load_sections(DEFAULT_SECTIONS)
+    test4 = [s for s in secs if s["split"] == "test4"]
+    assert len(test4) >= 60
+    assert len({s["site"] for s in test4}) >= 4
+    assert {s["lang"] for s in test4} == {"nl", "en", "fr", "de"}
+    assert sum(s["lang"] == "nl" for s in test4) >= 10 and sum(s["lang"] == "de" for s in test4) >= 10
+    earlier = {s["site"] for s in secs if s["split"] != "test4"}
+    assert earlier.isdisjoint({s["site"] for s in test4})
+    for s in test4:
+        raw = (DEFAULT_SECTIONS / s["page"]).read_text(encoding="utf-8")
+        assert raw[s["char_start"]:].split("\n", 1)[0] == s["heading_line"]
+
+
 def test_documentation_pages_are_decided_from_the_raw_page(tmp_path):
     """A quickstart whose sections say "collectie" in every line: the evaluation decides the page kind from the raw
     page (code blocks, commands) and its file name as the website parser does, so its sections are ``other``."""
@@ -132,3 +149,32 @@ def test_reliability_table_counts_every_answer_once():
         assert sum(v["n"] for v in rel.values()) == split["n"]
         assert sum(v["correct"] for v in rel.values()) == split["correct"]
         assert set(rel) <= {"other", "0.00-0.50", "0.50-0.75", "0.75-1.00"}
+
+
+def test_shipped_calibration_is_the_fit_on_the_tuning_splits():
+    """The calibrated confidence table in section_types is what fit_calibration gives on dev+test+test2+test3 (so it
+    is refit whenever the rules or the labels change), it never decreases with the raw confidence, and every
+    answer's calibrated confidence is a probability."""
+    from heritage_pipeline.sources.section_types import CALIBRATION, CALIBRATION_EDGES
+    from heritage_pipeline_eval.sections import fit_calibration, raw_answers
+
+    answers = raw_answers(DEFAULT_SECTIONS)
+    assert {a["split"] for a in answers} == {"dev", "test", "test2", "test3"}
+    assert fit_calibration(answers) == CALIBRATION
+    for kind, table in CALIBRATION.items():
+        assert len(table) == len(CALIBRATION_EDGES[kind]) + 1
+        assert list(table) == sorted(table) and all(0.0 < p < 1.0 for p in table)
+
+
+def test_calibration_pools_bands_that_would_decrease():
+    """Two bands where the higher raw confidence is right less often are pooled into one value; Laplace smoothing
+    keeps an empty band at 1/2."""
+    from heritage_pipeline_eval.sections import fit_calibration
+
+    answers = ([{"answer": "about", "gold": "about", "raw": 0.45}] * 3 + [{"answer": "about", "gold": "other", "raw": 0.45}]
+               + [{"answer": "about", "gold": "other", "raw": 0.55}] * 2)
+    fit = fit_calibration(answers)
+    # band 0: (3 + 1) / (4 + 2), band 1: (0 + 1) / (2 + 2); decreasing, so pooled: (4 + 1) / (6 + 4)
+    assert fit["type"][0] == fit["type"][1] == 0.5
+    assert fit["type"][2:] == (0.5, 0.5, 0.5)  # empty bands: 1/2, not below the pooled value
+    assert fit["other"] == (0.5, 0.5, 0.5, 0.5)

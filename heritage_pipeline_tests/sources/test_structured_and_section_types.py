@@ -135,12 +135,19 @@ def test_page_kind(headings, types, expected):
 
 
 def test_confidence_threshold_turns_weak_answers_into_other():
+    """The minimum confidence applies to the rules' raw confidence (the lead over ``other``); the reported
+    confidence is the calibrated one, not lower for the stronger answer."""
+    from heritage_pipeline.sources.section_types import raw_rule_decisions
+
     anchors, body = ["Museum", "Praktisch"], "Het museum is op maandag gesloten."
+    weak_raw = raw_rule_decisions([(anchors, body)])[0]
+    assert weak_raw[0] == "visit" and weak_raw[1] < 0.9
+    assert classify_section(anchors, body, min_confidence=weak_raw[1] + 0.01)[0] == "other"
     weak = classify_section(anchors, body)
-    assert weak[0] == "visit" and weak[1] < 0.9
-    assert classify_section(anchors, body, min_confidence=weak[1] + 0.01)[0] == "other"
-    strong = classify_section(["Museum", "Openingstijden"], "Geopend van dinsdag tot zondag, 10:00-17:00 uur.")
-    assert strong[0] == "visit" and strong[1] > weak[1]
+    strong_section = (["Museum", "Openingstijden"], "Geopend van dinsdag tot zondag, 10:00-17:00 uur.")
+    strong = classify_section(*strong_section)
+    assert strong[0] == "visit" and raw_rule_decisions([strong_section])[0][1] > weak_raw[1]
+    assert strong[1] >= weak[1]  # calibrated confidence never decreases with the raw one
 
 
 def test_subsections_without_a_cue_take_their_parents_type():
@@ -241,7 +248,7 @@ def test_documentation_headings_must_be_whole_headings():
 
 
 def test_documentation_page_sections_are_other_unless_strongly_institutional():
-    from heritage_pipeline.sources.section_types import classify_sections
+    from heritage_pipeline.sources.section_types import calibrated, classify_sections
 
     headings = [ln.lstrip("# ") for ln in _README_NL.splitlines() if ln.startswith("#")]
     assert page_kind(headings, raw=_README_NL, source_path="README.md") == ("documentation", False)
@@ -253,7 +260,7 @@ def test_documentation_page_sections_are_other_unless_strongly_institutional():
                 (["Erfgoedviewer", "Vragen"], "Mail info@archief.example.")]  # one weak cue: stays other
     on_doc = classify_sections(sections, min_confidence=0.3, page="documentation")
     assert [t for t, _ in on_doc] == ["other", "contact", "other", "other"]
-    assert on_doc[0][1] == 1.0 and 0.0 < on_doc[1][1] <= 1.0
+    assert on_doc[0][1] == calibrated("other", 1.0) and 0.0 < on_doc[1][1] <= 1.0
     # the same sections on an institution page keep their rule types
     assert classify_sections(sections, min_confidence=0.3)[0][0] == "collection"
 
@@ -276,7 +283,7 @@ def test_evidence_every_section_of_a_document_has_is_discounted():
     gives. The same sections classified one at a time (no document to compare with) are ``collection``."""
     from heritage_pipeline.sources.section_types import body_evidence, classify_sections, document_discount
 
-    sections = [(["How it all started"], "The history of the registry of collections began in 1998 with a forum."),
+    sections = [(["The first years"], "The history of the registry of collections began in 1998 with a forum."),
                 (["Mailing list"], "Questions about collections? Write to helpdesk@example.org or call +31 20 123 4567."),
                 (["Where the records come from"], "The collections were described by curators of the collections."),
                 (["Volunteers"], "Volunteers keep the collections records up to date.")]
@@ -296,12 +303,13 @@ def test_confidence_is_the_lead_over_other_evidence():
     """The confidence of an institution answer is its lead over the evidence for ``other``: one body cue is weak
     (0.5), a heading cue with contact data strong; a section with as much legal as contact evidence (an imprint's
     address block) is ``other`` at the configured minimum."""
-    from heritage_pipeline.sources.section_types import section_scores
+    from heritage_pipeline.sources.section_types import calibrated, raw_rule_decisions, section_scores
 
-    weak = classify_section(["Varia"], "Our collections are large.")
+    weak = raw_rule_decisions([(["Varia"], "Our collections are large.")])[0]
     assert weak == ("collection", 0.5)
-    assert classify_section(["Varia"], "Our collections are large.", min_confidence=0.51) == ("other", 0.5)
-    lone = classify_section(["Contact"], "Write to info@example.org or call +31 20 123 4567.")
+    assert classify_section(["Varia"], "Our collections are large.") == ("collection", calibrated("collection", 0.5))
+    assert raw_rule_decisions([(["Varia"], "Our collections are large.")], min_confidence=0.51)[0] == ("other", 0.5)
+    lone = raw_rule_decisions([(["Contact"], "Write to info@example.org or call +31 20 123 4567.")])[0]
     assert lone[0] == "contact" and lone[1] >= 0.8
     anchors, body = ["Impressum"], "Verantwortlich: Stadtarchiv, Markt 1, Tel. 02237 58 123, archiv@example.de"
     scores = section_scores(anchors, body)
@@ -320,11 +328,14 @@ def test_classify_sections_answers_every_section_in_range(sections, min_conf):
     below the minimum confidence."""
     from heritage_pipeline.sources.section_types import CATEGORIES, classify_sections
 
+    from heritage_pipeline.sources.section_types import calibrated, raw_rule_decisions
+
     decided = classify_sections(sections, min_confidence=min_conf)
-    assert len(decided) == len(sections)
-    for t, c in decided:
-        assert t in CATEGORIES and 0.0 <= c <= 1.0
-        assert t == "other" or c >= min_conf * 0.8 ** 3 - 1e-9  # inherited answers are discounted per level
+    raw = raw_rule_decisions(sections, min_confidence=min_conf)
+    assert len(decided) == len(sections) == len(raw)
+    for (t, c), (rt, rc) in zip(decided, raw):
+        assert t == rt and t in CATEGORIES and 0.0 <= c <= 1.0 and c == calibrated(rt, rc)
+        assert t == "other" or rc >= min_conf * 0.8 ** 3 - 1e-9  # inherited answers are discounted per level
 
 
 def test_dataset_jsonld_is_a_collection_record_with_licence_distributions_and_identifiers():
