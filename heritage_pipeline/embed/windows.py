@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import time
-from typing import Protocol
+from contextlib import contextmanager, nullcontext
+from typing import Iterator, Protocol
 
 import numpy as np
 
@@ -124,6 +125,18 @@ class WindowedEmbedder:
         vecs = self._encode_sorted(pieces)
         return mean_by_owner(vecs, owner, len(texts), self.dim), counts
 
+    @contextmanager
+    def short_texts(self) -> Iterator[None]:
+        """Context for encoding many short texts (keyword candidates, breadcrumbs): a backend whose thread count does
+        not suit them lowers it inside the block (:meth:`USEEmbedder.short_texts
+        <heritage_pipeline.embed.embedders.USEEmbedder.short_texts>`); here, and for the other backends, nothing
+        changes. Vectors are the same either way.
+
+        Yields:
+            None.
+        """
+        yield
+
     def embed_passages_raw(self, texts: list[str]) -> tuple[np.ndarray, list[int]]:
         """Like :meth:`embed_passages` without the passage prefix (breadcrumbs, keyword candidates)."""
         saved, self.passage_prefix = self.passage_prefix, ""
@@ -140,6 +153,20 @@ class WindowedEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         """One query vector ``float32 [dim]``."""
         return self.embed_queries([text])[0]
+
+
+def short_texts(embedder):
+    """``embedder.short_texts()`` (:meth:`WindowedEmbedder.short_texts`), or a context that changes nothing for an
+    embedder without it (a KeyBERT backend, a test double).
+
+    Args:
+        embedder: any embedder.
+
+    Returns:
+        A context manager.
+    """
+    method = getattr(embedder, "short_texts", None)
+    return method() if method is not None else nullcontext()
 
 
 def mean_by_owner(vecs: np.ndarray, owner: list[int], n: int, dim: int) -> np.ndarray:

@@ -11,7 +11,9 @@ Marginal Relevance (Carbonell & Goldstein 1998) picks a diverse top-k. What make
   corpus-level TF-IDF pre-selection made them depend on the partition;
 * the chunk vector is the passage vector of the embedding stage (passed in, computed once, cached);
 * candidate vectors go through the embedding cache (keyed by model and the ``keyword-candidate`` prefix), so a
-  phrase is embedded once across chunks, partitions and runs, in length-sorted batches.
+  phrase is embedded once across chunks, partitions and runs, in length-sorted batches, with the embedder's
+  short-text thread count (:meth:`~heritage_pipeline.embed.windows.WindowedEmbedder.short_texts`; USE v3: one BLAS
+  thread, several times less CPU than two on these tiny matrices).
 """
 
 from __future__ import annotations
@@ -259,11 +261,14 @@ class _RawPassages:
         self.dim = embedder.dim
 
     def embed_passages(self, texts: list[str]):
+        from heritage_pipeline.embed.windows import short_texts
+
         saved = getattr(self._e, "batch_size", None)
         if saved is not None:
             self._e.batch_size = max(saved, CANDIDATE_BATCH)
         try:
-            return self._e.embed_passages_raw(texts)
+            with short_texts(self._e):  # 1-3-word phrases: the backend's short-text threads (USE: 1)
+                return self._e.embed_passages_raw(texts)
         finally:
             if saved is not None:
                 self._e.batch_size = saved

@@ -69,15 +69,18 @@ def section_embeddings(chunks: list[Chunk], embedder, cache=None) -> int:
     """``section_emb`` = embedding of ``" › ".join(anchors)`` for every chunk with anchors (None without).
 
     Each distinct breadcrumb is embedded once per call, and at most once ever when ``cache``
-    (:class:`heritage_pipeline.embed.cache.EmbeddingCache`) is given. Returns how many were embedded now."""
+    (:class:`heritage_pipeline.embed.cache.EmbeddingCache`) is given, with the embedder's short-text thread count
+    (:func:`heritage_pipeline.embed.windows.short_texts`). Returns how many were embedded now."""
     from heritage_pipeline.embed.cache import embed_with_cache
+    from heritage_pipeline.embed.windows import short_texts
 
     crumbs = sorted({breadcrumb(c.meta.anchors) for c in chunks if c.meta.anchors})
     if not crumbs:
         for c in chunks:
             c.section_emb = None
         return 0
-    vecs, _, n_new = embed_with_cache(embedder, crumbs, cache, prefix=getattr(embedder, "passage_prefix", ""))
+    with short_texts(embedder):  # breadcrumbs are short: the backend's short-text threads (USE: 1)
+        vecs, _, n_new = embed_with_cache(embedder, crumbs, cache, prefix=getattr(embedder, "passage_prefix", ""))
     table = {b: vecs[i].astype(float).round(6).tolist() for i, b in enumerate(crumbs)}
     for c in chunks:
         c.section_emb = table.get(breadcrumb(c.meta.anchors)) if c.meta.anchors else None

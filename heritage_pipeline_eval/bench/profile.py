@@ -9,7 +9,8 @@ Two cold runs (fresh output folder, embedding cache and ``DAGSTER_HOME`` each), 
 Per run: wall seconds of the process, the Dagster step durations summed per asset over the partition runs
 (STEP_SUCCESS events of its event log), the enrichment sub-steps (``seconds_by_substep`` metadata of
 ``enriched_chunks``, absent for code that does not record it), final chunks, chunks/s and the peak resident memory
-of the run's process (``os.wait4`` rusage, maxrss). Then, in this process, the embedding-only time of the full
+of the run's process (``os.wait4`` rusage, maxrss), its CPU seconds (user + system, same rusage) and the load
+averages at its start and end. Then, in this process, the embedding-only time (wall and CPU seconds) of the full
 run's final chunks with the same embedder (no cache, length-sorted batches): the floor.
 
 Ratios (targets of issue 17):
@@ -19,7 +20,10 @@ Ratios (targets of issue 17):
 * ablation ÷ rest = ``ablation_report`` seconds / (wall_full - ``ablation_report`` seconds) (<= 1.0).
 
 The same two ratios are also printed against the passage-vector seconds inside the runs (``passage_vectors``
-sub-step: the embedding the enrichment does, cold cache), which share the runs' machine load.
+sub-step: the embedding the enrichment does, cold cache), which share the runs' machine load, and the marginal ratio
+in CPU seconds (cpu_full - cpu_bundled) / CPU seconds of the embedding-only pass: on this shared 2-core machine the
+embedding-only pass runs minutes after the runs, under another load, and a 2-thread BLAS slows down several times in
+wall time when another process takes a core, less so in CPU time.
 
 Run it from the code to profile (``cd <checkout> && python -m heritage_pipeline_eval.bench.profile``, or with
 ``--code DIR`` to profile another checkout's ``heritage_pipeline``, e.g. main's, with this script).
@@ -75,7 +79,8 @@ def build_data(work: Path, code: Path) -> dict[str, Path]:
 
 
 def run_cold(name: str, data: Path, work: Path, code: Path) -> dict:
-    """One cold ``heritage-pipeline run`` in a child process. Returns wall seconds, peak RSS (MB), folders."""
+    """One cold ``heritage-pipeline run`` in a child process. Returns wall and CPU seconds (user + system of the
+    run's process), peak RSS (MB), the 1-minute load average at its start and end, folders."""
     home, out = work / name / "dagster_home", work / name / "output"
     for p in (home, out):
         if p.exists():
@@ -86,6 +91,7 @@ def run_cold(name: str, data: Path, work: Path, code: Path) -> dict:
            "--config", str(code / "configs" / "chunking.yaml"),
            "--pipeline-config", str(code / "configs" / "pipeline.yaml")]
     log = open(work / name / "run.log", "w")
+    load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=code, env=env, stdout=log, stderr=subprocess.STDOUT)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -94,7 +100,8 @@ def run_cold(name: str, data: Path, work: Path, code: Path) -> dict:
     log.close()
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"{name}: run exited {proc.returncode}, see {work / name / 'run.log'}")
-    result = {"wall_s": wall, "peak_rss_mb": usage.ru_maxrss / 1024, "exit": proc.returncode}
+    result = {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024,
+              "exit": proc.returncode, "load": [round(load0, 2), round(os.getloadavg()[0], 2)]}
     (work / name / "run.json").write_text(json.dumps(result))
     return result | {"home": home, "out": out}
 
@@ -154,9 +161,9 @@ def final_chunks(out: Path) -> list:
     return chunks
 
 
-def embedding_only(chunks: list, code: Path) -> float:
-    """Seconds to embed the chunks' passage texts with the configured embedder, no cache (model loaded and warmed
-    up first, not counted)."""
+def embedding_only(chunks: list, code: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process) to embed the chunks' passage texts with the configured embedder,
+    no cache (model loaded and warmed up first, not counted)."""
     from heritage_pipeline.core.config import load_pipeline_config
     from heritage_pipeline.embed.embedders import make_embedder
     from heritage_pipeline.stages import passage_text
@@ -165,9 +172,14 @@ def embedding_only(chunks: list, code: Path) -> float:
     emb = make_embedder(ecfg)
     emb.embed_passages(["warm up"])
     texts = [passage_text(c, ecfg.context_prefix) for c in chunks]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     emb.embed_passages(texts)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def _load(pair) -> str:
+    """``start -> end`` of a pair of 1-minute load averages (``?`` when not recorded)."""
+    return f"{pair[0]:.2f} -> {pair[1]:.2f}" if pair else "?"
 
 
 def main() -> None:
@@ -196,8 +208,10 @@ def main() -> None:
         bundled_ids = {c.id for c in runs["bundled"]["chunks"]}
         added = [c for c in runs["full"]["chunks"] if c.id not in bundled_ids]
         rest = [c for c in runs["full"]["chunks"] if c.id in bundled_ids]
-        t_added, t_rest = embedding_only(added, code), embedding_only(rest, code)
+        load_emb = os.getloadavg()[0]
+        (t_added, c_added), (t_rest, _) = embedding_only(added, code), embedding_only(rest, code)
         t_all = t_added + t_rest  # the full run's chunks, embedded in two calls (the added ones, the others)
+        load_emb = [round(load_emb, 2), round(os.getloadavg()[0], 2)]
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
@@ -211,14 +225,19 @@ def main() -> None:
         print(f"    enriched_chunks.{k:19s} {runs['bundled']['substeps'].get(k, 0):9.1f} {runs['full']['substeps'].get(k, 0):9.1f}")
     for name, r in runs.items():
         n = len(r["chunks"])
-        print(f"{name}: wall {r['wall_s']:.1f} s, {n} chunks, {n / r['wall_s']:.1f} chunks/s, "
-              f"peak RSS {r['peak_rss_mb']:.0f} MB, exit {r['exit']}")
+        print(f"{name}: wall {r['wall_s']:.1f} s, cpu {r.get('cpu_s', float('nan')):.1f} s, {n} chunks, "
+              f"{n / r['wall_s']:.1f} chunks/s, peak RSS {r['peak_rss_mb']:.0f} MB, exit {r['exit']}, "
+              f"load {_load(r.get('load'))}")
     full, bundled = runs["full"], runs["bundled"]
     marginal = full["wall_s"] - bundled["wall_s"]
     kw = full["substeps"].get("keywords")
     abl = full["steps"].get("ablation_report", 0.0)
-    print(f"embedding-only ({len(added)} added chunks): {t_added:.1f} s; all {len(full['chunks'])} chunks: {t_all:.1f} s")
+    print(f"embedding-only ({len(added)} added chunks): {t_added:.1f} s (cpu {c_added:.1f} s); all "
+          f"{len(full['chunks'])} chunks: {t_all:.1f} s; load {_load(load_emb)}")
     print(f"marginal / embedding-only: {marginal:.1f} / {t_added:.1f} = {marginal / t_added:.2f}x (target <= 1.3)")
+    if "cpu_s" in full and "cpu_s" in bundled:
+        m_cpu = full["cpu_s"] - bundled["cpu_s"]
+        print(f"cpu: marginal / embedding-only: {m_cpu:.1f} / {c_added:.1f} = {m_cpu / c_added:.2f}x")
     if kw is not None:
         print(f"keywords / embedding-only: {kw:.1f} / {t_all:.1f} = {kw / t_all:.3f}x (target <= 0.25)")
     else:
@@ -235,9 +254,11 @@ def main() -> None:
     if args.json:
         Path(args.json).write_text(json.dumps({
             "code": str(code),
-            "runs": {n: {k: v for k, v in r.items() if k in ("wall_s", "peak_rss_mb", "steps", "substeps", "exit")}
+            "runs": {n: {k: v for k, v in r.items() if k in ("wall_s", "cpu_s", "load", "peak_rss_mb", "steps",
+                                                                  "substeps", "exit")}
                      | {"chunks": len(r["chunks"])} for n, r in runs.items()},
-            "embedding_only_added_s": t_added, "embedding_only_all_s": t_all, "added_chunks": len(added),
+            "embedding_only_added_s": t_added, "embedding_only_added_cpu_s": c_added, "embedding_only_all_s": t_all,
+            "embedding_only_load": load_emb, "added_chunks": len(added),
         }, indent=1))
 
 

@@ -245,3 +245,31 @@ def test_use_resident_falls_back_to_the_usual_load_when_the_cache_is_not_writabl
     e = make_embedder(EmbedderConfig(model="use-multilingual"), model_cache=blocked / "models", threads=1,
                       resident=True)
     assert np.array_equal(e.embed_query("Rijksmuseum Amsterdam"), use_pair[0].embed_query("Rijksmuseum Amsterdam"))
+
+
+def test_use_short_texts_same_vectors(use_pair, shared_data):
+    """Keyword candidates and breadcrumbs of real chunks (FastAPI fr docs) embedded inside ``short_texts()`` (one BLAS
+    thread) equal, bit for bit, those embedded with the passage thread count; the count is restored after the block,
+    also when the block raises."""
+    from heritage_pipeline.enrich.keywords import candidate_phrases
+    from heritage_pipeline.embed.windows import short_texts
+
+    model = use_pair[0]
+    backend = model.model._model
+    before = backend.threads
+    docs = [p.read_text(encoding="utf-8") for p in sorted((shared_data / "docs" / "fastapi" / "fr").rglob("*.md"))[:12]]
+    phrases = sorted({p for d in docs for p in candidate_phrases(d, "fr", 30)})
+    crumbs = sorted({line.lstrip("#").strip() for d in docs for line in d.splitlines() if line.startswith("## ")})
+    assert len(phrases) > 200 and len(crumbs) > 20
+    texts = phrases + [" › ".join(crumbs[i:i + 3]) for i in range(len(crumbs))]
+    with short_texts(model):
+        assert backend.threads == min(1, before) and model.model.threads == backend.threads
+        inside, _ = model.embed_passages_raw(texts)
+    assert backend.threads == model.model.threads == before
+    outside, _ = model.embed_passages_raw(texts)
+    assert np.array_equal(inside, outside)
+    with pytest.raises(RuntimeError):
+        with model.short_texts():
+            raise RuntimeError("inside the block")
+    assert backend.threads == before
+
