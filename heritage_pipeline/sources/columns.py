@@ -562,32 +562,34 @@ def _headerless_candidates(cols: list[list[str]]) -> list[tuple[float, float, in
     return out
 
 
-_CODE_VALUE = re.compile(r"^[0-9A-Z][0-9A-Z\-./]{4,}$")
+_CODE_VALUE = re.compile(r"^[0-9A-Z][0-9A-Z_\-./]*$")
 _DECIMAL = re.compile(r"^-?\d+[.,]\d+$")
 CODE_COLUMN_SHARE = 0.8
 
 
 def is_code_value(value: str) -> bool:
-    """A long administrative code (``E01000010``, ``06037``, ``DE123456789``, ``12-3456789``): upper-case letters,
-    digits and ``- . /`` only, at least five digits, with a letter, a separator or a leading zero; not a decimal
-    number, a date or a plain number (a measurement, a price, a count or a date is read by people, a census-area or
-    tax code is not).
+    """An administrative code or flag rather than a word or a quantity: upper-case letters, digits and ``_ - . /``
+    only, with a digit, and either a letter or separator beside it (``E01000010``, ``DE123456789``, ``12-3456789``,
+    ``R_19``, ``AK0001``), a leading zero (``06037``, ``08``, ``002``) or at least five digits with a separator;
+    never a decimal number, a date or a plain number (a measurement, a price, a count, a year or a date is read by
+    people: ``250000``, ``2019``, ``19.0``, ``6/27/14``), nor a bare word (``LAL``, ``Y``).
 
     Args:
         value: one stripped cell value.
     Returns:
         True for a code, False for anything else.
     """
-    if not _CODE_VALUE.match(value) or sum(ch.isdigit() for ch in value) < 5 or _DECIMAL.match(value) \
+    if not _CODE_VALUE.match(value) or not any(ch.isdigit() for ch in value) or _DECIMAL.match(value) \
             or DATE_RE.match(value):
         return False
-    # a plain number (250000 objects, 123456 visitors) is a quantity; a code has letters, separators or a leading 0
-    return not value.isdigit() or value.startswith("0")
+    if value.isdigit():
+        return len(value) >= 2 and value.startswith("0")
+    return True
 
 
 def code_columns(header: list[str], rows: Iterable[list[str]], columns: dict[str, str]) -> list[str]:
-    """The unmapped columns of long codes (tax ids, census-area and statistical codes the header synonyms did not
-    name): at least :data:`CODE_COLUMN_SHARE` of the non-empty values in the first :data:`SAMPLE_ROWS` rows are
+    """The unmapped columns of codes (tax ids, census-area and statistical codes, imputation flags the header
+    synonyms did not name): at least :data:`CODE_COLUMN_SHARE` of the non-empty values in the first :data:`SAMPLE_ROWS` rows are
     :func:`is_code_value`. Their values stay in ``meta.extra`` but out of the record text (issue 12); every other
     unmapped column is human-readable and shown in the text after the mapped slots.
 

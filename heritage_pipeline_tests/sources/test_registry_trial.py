@@ -58,7 +58,8 @@ def test_long_code_columns_stay_in_metadata_but_out_of_the_text():
 @pytest.mark.parametrize("value, code", [("E01000010", True), ("06037", True), ("12-3456789", True),
                                          ("DE123456789", True), ("250000", False), ("6/27/14", False),
                                          ("2014-06-27", False), ("51.5363203", False), ("Barnsley 019A", False),
-                                         ("LAL", False), ("1234", False)])
+                                         ("LAL", False), ("1234", False), ("R_19", True), ("08", True),
+                                         ("AK0001", True), ("0", False), ("Y", False), ("2019", False)])
 def test_is_code_value(value, code):
     assert is_code_value(value) is code
 
