@@ -53,6 +53,10 @@ def test_long_code_columns_stay_in_metadata_but_out_of_the_text():
     assert "E01000010" not in body and "DE123456789" not in body
     assert "lsoa_name: Barking and Dagenham 015C" in body and "imd_decile: 3" in body
     assert doc.sections[0].meta["extra"]["lsoa_code"] == "E01000010"
+    from heritage_pipeline.sources.accounting import registry_mapping_line
+
+    assert "4 unmapped (2 in the text after the slots, 2 code columns in meta.extra only: lsoa_code, tax)" in \
+        registry_mapping_line("r.csv", doc.meta)
 
 
 @pytest.mark.parametrize("value, code", [("E01000010", True), ("06037", True), ("12-3456789", True),
