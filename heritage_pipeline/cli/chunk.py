@@ -109,7 +109,8 @@ def _process(args: argparse.Namespace, files: list[Path], cfg, pcfg):
     from heritage_pipeline.sources.discovery import load_source
 
     from heritage_pipeline.enrich.keywords import VECTOR_METHODS, is_registry_row
-    from heritage_pipeline.enrich.langid import policy_from, resolve_folder_languages
+    from heritage_pipeline.enrich.langid import policy_from
+    from heritage_pipeline.sources.discovery import resolve_source_languages
 
     sources = []
     advance("reading files", 0, len(files))
@@ -117,10 +118,7 @@ def _process(args: argparse.Namespace, files: list[Path], cfg, pcfg):
         sources.append(load_source(f, source_type=args.source_type, lang=args.lang, policy=policy_from(cfg)))
         advance("reading files", i, len(files), f.name)
     if not args.lang:  # a file with no confident detection: its folder's language or the configured default
-        ok = [s for s in sources if s.status == "ok"]
-        for s, lang in zip(ok, resolve_folder_languages([(Path(s.abs_path).as_posix(), s.lang) for s in ok],
-                                                        policy_from(cfg))):
-            s.lang = lang
+        resolve_source_languages(sources, policy_from(cfg), absolute=True)
     needs_model = (cfg.context.keywords.method in VECTOR_METHODS or cfg.context.section_embedding) \
         and not args.no_model
     # Registry rows need no model (their keywords are their slot values, enrich/keywords.py): load it only when a

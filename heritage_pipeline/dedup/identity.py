@@ -7,7 +7,8 @@ where they are unique within their file (a value that several rows of one file c
 system's id, not the row's). Records without a shared
 identifier are different institutions, however similar their text (rows of a registry that share a long
 description but have other names or ISILs are all kept); only records whose whole text is identical after
-normalisation (the same row twice) are merged without an identifier.
+normalisation *and* whose values (``meta.extra``: every mapped and unmapped column) are all equal (the same row
+twice) are merged without an identifier: rows that differ in any value, shown in the text or not, are never merged.
 
 Survivors (greedy, deterministic): records are visited by *higher data tier, then more identifiers, then longer
 text, then smaller id*; the visited record, if not yet absorbed, is kept and absorbs every not-yet-decided record
@@ -98,6 +99,14 @@ class IdentityStats:
     ambiguous_keys: int = 0  # scoped ids (local id, registration number) repeated inside one file: not used
 
 
+def _unit_content_hash(unit: list[Chunk]) -> str:
+    """Hash of a record unit's text *and* every value it carries (``meta.extra``: mapped slots, unmapped columns,
+    except the ``merged:`` facts dedup itself adds): two rows whose text is identical but that differ in any value
+    (a column left out of the text, e.g. a long code column) are different records, never merged as exact copies."""
+    values = sorted((k, str(v)) for c in unit for k, v in (c.meta.extra or {}).items() if not k.startswith("merged:"))
+    return content_hash("\n".join(c.text for c in unit) + "\n\x00" + "\n".join(f"{k}\x01{v}" for k, v in values))
+
+
 def _unit_key(c: Chunk) -> str:
     return f"{c.meta.doc_id}\x00{c.meta.source_id or c.id}"
 
@@ -132,7 +141,7 @@ def identity_dedup(chunks: list[Chunk], stats: IdentityStats | None = None) -> t
     stats.ambiguous_keys = len(ambiguous)
     if ambiguous:
         ukeys = {u: ks - ambiguous for u, ks in ukeys.items()}
-    uhash = {u: content_hash("\n".join(chunks[i].text for i in units[u])) for u in names}
+    uhash = {u: _unit_content_hash([chunks[i] for i in units[u]]) for u in names}
     stats.with_identity = sum(1 for u in names if ukeys[u])
     by_key: dict[str, list[str]] = {}
     for u in names:

@@ -223,13 +223,18 @@ def summarize_inputs(statuses: dict[str, tuple[str, str]], parsed: Iterable[Pars
 
 def registry_mapping_line(path: str, meta: dict[str, Any]) -> str:
     """One summary line for a registry file: its mapping (configured name, ``inferred`` or ``identifier_list``),
-    ``column -> slot`` pairs, unmapped columns and the registry-level custodian type default."""
+    ``column -> slot`` pairs, unmapped columns (how many are in the record text, which code columns are in
+    ``meta.extra`` only) and the registry-level custodian type and country defaults."""
     mapping = meta.get("column_mapping") or {}
     unmapped = [c for c in meta.get("columns") or [] if c not in mapping]
     pairs = ", ".join(f"{c} -> {s}" for c, s in mapping.items()) or "no column mapped"
     line = f"{path}: {meta.get('registry_type')}{' (headerless)' if meta.get('headerless') else ''}: {pairs}"
     if unmapped:
-        line += f"; {len(unmapped)} unmapped (kept in meta.extra)"
+        codes = [c for c in meta.get("columns_out_of_text") or [] if c in unmapped]
+        shown = len(unmapped) - len(codes)
+        line += f"; {len(unmapped)} unmapped ({shown} in the text after the slots"
+        line += f", {len(codes)} code column{'s' if len(codes) != 1 else ''} in meta.extra only: {', '.join(codes[:5])})" \
+            if codes else ")"
     if meta.get("custodian_type_default"):
         line += f"; default type {meta['custodian_type_default']} ({meta.get('custodian_type_default_source')})"
     if meta.get("country_code_default"):

@@ -128,6 +128,12 @@ SYNONYMS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
 ABBREVIATIONS: dict[str, str] = {"adr": "street_address", "str": "street_address", "tel": "telephone",
                                  "ph": "telephone", "st": "region", "prov": "region", "gem": "settlement",
                                  "pc": "postal_code", "lat": "latitude", "lon": "longitude"}
+# header words that name a slot only as the whole header or beside a word saying what was registered: "Date
+# Visited", "Date Blend", "opened date" are dates of something else, not the registration date;
+# "date_arrete_attribution_appellation" (Muséofile: the decree granting the label) is one
+WHOLE_HEADER_ONLY = frozenset({"date", "datum"})
+REGISTRATION_WORDS = frozenset(_S("attribution arrete registration registered toegekend toekenning vergeben vergabe "
+                                  "assigned assignment enregistrement inscription erteilt"))
 # header words that never carry a slot on their own inside a longer header ("ISIL-code": code is a qualifier)
 _QUALIFIERS = frozenset(_S("code id nummer number nr no num officiel official du de des la le van het the of der die "
                            "das von und and et en postadres bezoek"))
@@ -219,6 +225,11 @@ def _is_year(v: str) -> bool:
     return bool(re.match(r"^(?:1[5-9]|20)\d{2}$", v))
 
 
+def _all_parts(v: str, rx: re.Pattern) -> bool:
+    parts = [p for p in re.split(r"[,;\s]+", v) if p]
+    return bool(parts) and all(rx.match(p) for p in parts)
+
+
 def _is_text(v: str) -> bool:
     return bool(_LETTER.search(v)) and not URL_RE.match(v) and not EMAIL_RE.match(v)
 
@@ -231,7 +242,7 @@ VALUE_CHECKS: dict[str, Callable[[str], bool]] = {
     "dbs_id": lambda v: bool(re.match(r"^[A-Z]{0,2}\d{3,6}$", v)),
     "registration_number": lambda v: bool(re.match(r"^[\dA-Z][\d\sA-Z.\-/]{3,}$", v)),
     "local_id": lambda v: bool(CODE_RE.match(v)),
-    "website": lambda v: bool(URL_RE.match(v)),
+    "website": lambda v: _all_parts(v, URL_RE),  # one URL, or several separated by , ; or spaces
     "email": lambda v: bool(EMAIL_RE.match(v)),
     "telephone": lambda v: bool(PHONE_RE.match(v)) and sum(ch.isdigit() for ch in v) >= 6,
     "postal_code": lambda v: bool(POSTCODE_RE.match(v)),
@@ -241,7 +252,10 @@ VALUE_CHECKS: dict[str, Callable[[str], bool]] = {
     "registration_date": lambda v: bool(DATE_RE.match(v)),
     "tax_id": lambda v: sum(ch.isdigit() for ch in v) >= 5,
     "statistical_code": lambda v: bool(re.match(r"^-?[\d.]+$", v)),
-    "preferred_label": _is_text, "alternative_label": _is_text, "custodian_type": _is_text, "settlement": _is_text,
+    # a type column's values name custodian types (museum, Bibliothek, 図書館...): a column of subjects (Street Art,
+    # Photography), of governance codes (LAL, CL) or of Wikipedia categories (Historic house, Theatre) is not one
+    "custodian_type": lambda v: type_code(v) is not None,
+    "preferred_label": _is_text, "alternative_label": _is_text, "settlement": _is_text,
     "street_address": _is_text, "region": _is_text, "subregion": _is_text, "country": _is_text,
     "aggregator_membership": lambda v: bool(v), "provenance_note": _is_text, "description": _is_text,
 }
@@ -365,6 +379,8 @@ def header_candidates(header: str) -> list[tuple[str, float, str]]:
         # the last content word is the head of a snake_case compound (postadres_plaats): it scores a little higher
         content = [w for w in words if w not in _QUALIFIERS]
         for g in grams:
+            if g in WHOLE_HEADER_ONLY and not REGISTRATION_WORDS & set(words):
+                continue
             for slot, syns in SYNONYMS.items():
                 if g in syns:
                     bonus = 0.05 if content and g == content[-1] else 0.0
@@ -374,7 +390,8 @@ def header_candidates(header: str) -> list[tuple[str, float, str]]:
         for slot, syns in SYNONYMS.items():
             for s in syns:
                 s_c = s.replace(" ", "")
-                if len(s_c) < 3:
+                if len(s_c) < 3 or (s in _QUALIFIERS and compact != s_c):
+                    # "lsoa_code", "authority_id": a header ending in a qualifier is the code *of* something else
                     continue
                 # LIBNAME ends in name; LONGITUD is the start of longitude; ZIP4 starts with zip
                 if (len(s_c) >= 4 and compact.endswith(s_c)) or (len(compact) >= 4 and s_c.startswith(compact)) \
@@ -543,6 +560,50 @@ def _headerless_candidates(cols: list[list[str]]) -> list[tuple[float, float, in
         elif avg_words <= 3 and has_digits < 0.2 and typed < 0.3 and distinct <= 0.9:  # places repeat
             out.append((0.3, distinct, i, "settlement", "headerless:short place-like text"))
     return out
+
+
+_CODE_VALUE = re.compile(r"^[0-9A-Z][0-9A-Z_\-./]*$")
+_DECIMAL = re.compile(r"^-?\d+[.,]\d+$")
+CODE_COLUMN_SHARE = 0.8
+
+
+def is_code_value(value: str) -> bool:
+    """An administrative code or flag rather than a word or a quantity: upper-case letters, digits and ``_ - . /``
+    only, with a digit, and either a letter or separator beside it (``E01000010``, ``DE123456789``, ``12-3456789``,
+    ``R_19``, ``AK0001``), a leading zero (``06037``, ``08``, ``002``) or at least five digits with a separator;
+    never a decimal number, a date or a plain number (a measurement, a price, a count, a year or a date is read by
+    people: ``250000``, ``2019``, ``19.0``, ``6/27/14``), nor a bare word (``LAL``, ``Y``).
+
+    Args:
+        value: one stripped cell value.
+    Returns:
+        True for a code, False for anything else.
+    """
+    if not _CODE_VALUE.match(value) or not any(ch.isdigit() for ch in value) or _DECIMAL.match(value) \
+            or DATE_RE.match(value):
+        return False
+    if value.isdigit():
+        return len(value) >= 2 and value.startswith("0")
+    return True
+
+
+def code_columns(header: list[str], rows: Iterable[list[str]], columns: dict[str, str]) -> list[str]:
+    """The unmapped columns of codes (tax ids, census-area and statistical codes, imputation flags the header
+    synonyms did not name): at least :data:`CODE_COLUMN_SHARE` of the non-empty values in the first :data:`SAMPLE_ROWS` rows are
+    :func:`is_code_value`. Their values stay in ``meta.extra`` but out of the record text (issue 12); every other
+    unmapped column is human-readable and shown in the text after the mapped slots.
+
+    Args:
+        header: column names (``column_<n>`` for a headerless file).
+        rows: data rows (a sample is enough).
+        columns: the mapping used (column -> slot); mapped columns are never code columns here (mapped code slots
+            are :data:`CODE_SLOTS`).
+    Returns:
+        Column names, in header order.
+    """
+    cols = column_values(rows, len(header))
+    return [h for h, vals in zip(header, cols)
+            if h not in columns and vals and _share(vals, is_code_value) >= CODE_COLUMN_SHARE]
 
 
 def slot_sort_key(slot: str) -> tuple[int, str]:

@@ -25,7 +25,7 @@ import pyarrow as pa
 from heritage_pipeline.core.config import SOURCE_TYPES
 from heritage_pipeline.core.text import strip_markup
 from heritage_pipeline.enrich.langid import (MAX_CHARS, UNDETERMINED, LanguagePolicy, detect_language, document_language,
-                                             resolve_folder_languages)
+                                             folder_language, resolve_folder_languages)
 from heritage_pipeline.core.text import DecodeError, decode_bytes
 
 EXTENSION_TYPES = {
@@ -108,8 +108,8 @@ def discover(data_dir: str | Path, *, lang_cache: dict[str, Any] | None = None,
 
     ``lang_cache`` (see :func:`load_source`) lets unchanged files skip language detection. ``policy`` (the
     chunking config's ``language`` section, :func:`heritage_pipeline.enrich.langid.policy_from`): a file with no
-    confident detection takes its source folder's language or the policy default
-    (:func:`~heritage_pipeline.enrich.langid.resolve_folder_languages`).
+    confident detection takes its source folder's language or the policy default (:func:`resolve_source_languages`:
+    a registry never takes the language of other files).
     Raises FileNotFoundError naming the folder when ``<data_dir>/raw`` does not exist.
     """
     root = Path(data_dir)
@@ -133,10 +133,40 @@ def discover(data_dir: str | Path, *, lang_cache: dict[str, Any] | None = None,
             out.append(load_source(f, source_type=entry.name, rel_path=f.relative_to(root).as_posix(),
                                    lang_cache=lang_cache, policy=policy))
     out.sort(key=lambda s: s.path)
-    ok = [s for s in out if s.status == "ok"]
-    for s, lang in zip(ok, resolve_folder_languages([(s.path, s.lang) for s in ok], policy)):
-        s.lang = lang
+    resolve_source_languages(out, policy)
     return out
+
+
+# Source types whose language is the file's own (its header and rows): a registry does not take, nor give, the
+# language of other files in its folder, so a file's language never depends on which other files one command reads
+# (the trial's Berlin museums CSV: "und" alone, "en" beside other English registries).
+SELF_CONTAINED_LANGUAGE_TYPES = frozenset({"csv_registry"})
+
+
+def resolve_source_languages(sources: list[RawSource], policy: LanguagePolicy | None = None, *,
+                             absolute: bool = False) -> None:
+    """Give each ``ok`` source with no confident language of its own (``und``) one, in place: a registry
+    (:data:`SELF_CONTAINED_LANGUAGE_TYPES`) takes its folder's name when that is a language code, else the policy
+    default; any other file takes its folder's language as the other non-registry files of the folder show it
+    (:func:`~heritage_pipeline.enrich.langid.resolve_folder_languages`).
+
+    Args:
+        sources: the sources of one discovery or one ``chunk`` command.
+        policy: the chunking config's language policy (default :class:`LanguagePolicy`).
+        absolute: group by ``abs_path`` (files given on a command line) instead of the data-relative ``path``.
+    """
+    pol = policy or LanguagePolicy()
+
+    def where(s: RawSource) -> str:
+        return Path(s.abs_path).as_posix() if absolute else s.path
+
+    ok = [s for s in sources if s.status == "ok"]
+    voting = [s for s in ok if s.source_type not in SELF_CONTAINED_LANGUAGE_TYPES]
+    for s, lang in zip(voting, resolve_folder_languages([(where(s), s.lang) for s in voting], pol)):
+        s.lang = lang
+    for s in ok:
+        if s.source_type in SELF_CONTAINED_LANGUAGE_TYPES and s.lang == UNDETERMINED:
+            s.lang = folder_language(where(s), pol.candidates) or pol.default
 
 
 def iter_files(folder: str | Path) -> list[Path]:

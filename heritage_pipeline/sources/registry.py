@@ -15,7 +15,11 @@ for a file whose first row is data). A one-column file of identifiers (ISIL, Wik
 header line, is a registry of type ``identifier_list``: one chunk per code. The mapping used and its evidence are
 in the document's ``meta`` (``column_mapping``, ``mapping_evidence``) and in the run summary. Unmapped columns go
 to ``meta.extra`` under their own name, mapped ones as ``slot:<slot>``. Chunk text is ``slot: value`` lines
-(:func:`record_text`: name, type, place, identifiers first; long code columns stay in ``meta.extra`` only).
+(:func:`record_text`: name, type, place, identifiers first), then the unmapped columns as ``column: value`` lines in
+header order (a museum's ``Summary``, a library's ``area``: retrieval needs them); long code columns (mapped code
+slots, and unmapped columns of codes: :func:`~heritage_pipeline.sources.columns.code_columns`, listed in
+``meta["columns_out_of_text"]``) stay in ``meta.extra`` only. A website or e-mail cell that is not a URL / address
+(``See footnote below``) is not claimed as the slot: it stays under its column name.
 ``data_tier``: the first matching ``files`` rule of the mapping file, else the configured mapping's tier (e.g.
 ``TIER_2_VERIFIED`` for the Wikidata export, as the schema's ``DataTierEnum`` classes Wikidata), else
 ``defaults.data_tier`` (``TIER_1_AUTHORITATIVE``, SPEC §2). ``custodian_type``: the GLAMORCUBESFIXPHDNT code of the row's type column (its
@@ -55,7 +59,7 @@ from heritage_pipeline.core.config import CONFIG_DIR
 from heritage_pipeline.core.structure import DerivedTextBuilder, NotInputData, ParsedDocument, ParseError, Section
 
 from .columns import (CODE_SLOTS, IDENTIFIER_SLOTS, SAMPLE_ROWS, VALUE_CHECKS, ColumnEvidence, InferredMapping,
-                      _fold, country_names, infer_mapping, looks_headerless, slot_sort_key, type_code)
+                      _fold, code_columns, country_names, infer_mapping, looks_headerless, slot_sort_key, type_code)
 
 DEFAULT_MAPPINGS = CONFIG_DIR / "csv_mappings.yaml"
 # A table is a registry (of institutions) when some column names them: a name or an identifier. A CSV with none
@@ -68,6 +72,9 @@ ENTITY_SLOTS = frozenset({"preferred_label", "alternative_label"}) | IDENTIFIER_
 # slots whose values have a pattern of their own (checked on ragged rows, where cells may sit in the wrong column)
 _PATTERNED_SLOTS = IDENTIFIER_SLOTS | {"website", "email", "telephone", "postal_code", "latitude", "longitude",
                                        "coordinates", "registration_date"}
+# slots whose value is checked on every row: a cell that is not a URL / e-mail address ("See footnote below") stays
+# under its column name instead of being claimed as the website
+_CELL_CHECKED_SLOTS = frozenset({"website", "email"})
 _log = logging.getLogger(__name__)
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _ISIL_COUNTRY = re.compile(r"^([A-Z]{2})-")
@@ -251,6 +258,7 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         except csv.Error as exc:
             raise ParseError(f"header row cannot be parsed: {exc}") from None
     tier, type_default = settings.for_file(source_path, mapping)
+    out_of_text = set(code_columns(header, sample if headerless else sample[1:], columns))
     builder = DerivedTextBuilder()
     sections: list[Section] = []
     problems: list[tuple[str, str]] = []
@@ -289,9 +297,11 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
         if ragged:
             ragged_lines.append((start, len(row)))  # (offsets; line numbers counted once at the end)
         slots, extra = _map_row(header, row, columns, ragged=ragged)
-        body = record_text(slots)
-        if ragged:  # the cells the header could not place are shown, so the text holds what the metadata holds
-            body = "\n".join(filter(None, [body, *(f"{k}: {v}" for k, v in extra.items())]))
+        # unmapped columns follow the mapped slots as `column: value` lines (retrieval finds a museum by its
+        # Summary), except long code columns; on a ragged row every unplaced cell is shown, so the text holds what
+        # the metadata holds
+        shown = extra if ragged else {k: v for k, v in extra.items() if k not in out_of_text}
+        body = "\n".join(filter(None, [record_text(slots), *(f"{k}: {v}" for k, v in shown.items())]))
         if not body:
             body = "\n".join(f"{k}: {v}" for k, v in extra.items())
         raw_end = _trim_end(text, start, end)
@@ -346,6 +356,7 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
             "custodian_type_default_source": default_source,
             "country_code_default": country_default, "country_code_default_source": country_source,
             "custodian_type_unrecognised": dict(untyped.most_common(10)),
+            "columns_out_of_text": [h for h in header if h in out_of_text],
             "rows": row_no, "rows_chunked": len(sections), "rows_left_out": row_no - len(sections) - len(problems)}
     if inferred is not None:
         meta["mapping_evidence"] = [asdict(e) for e in inferred.evidence]
@@ -404,20 +415,20 @@ _US_ZIP = re.compile(r"^\d{5}(?:-?\d{4})?$")
 # postcode shapes that belong to one country only (a bare 4-5 digit code does not: DE, FR, BE, CH... share it)
 _POSTCODE_COUNTRIES = ((re.compile(r"^[1-9]\d{3}\s?[A-Z]{2}$"), "NL"),
                        (re.compile(r"^[A-Z]\d[A-Z]\s?\d[A-Z]\d$"), "CA"),
-                       (re.compile(r"^[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}$"), "GB"))
+                       (re.compile(r"^[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}$"), "GB"))  # with or without the space
 
 
 def postal_country(slots: dict[str, str]) -> str | None:
     """The country a row's address proves by its shape, never by a place name: a US ZIP code (``99556``,
     ``99577-7743``) *together with* a USPS state code in the region slot (``AK``) is US; a postcode whose format only
-    one country uses is that country (``1012 AB`` NL, ``K1A 0B1`` CA, ``SW1A 1AA`` GB). None otherwise.
+    one country uses is that country (``1012 AB`` NL, ``K1A 0B1`` CA, ``SW1A 1AA`` or ``IG117NB`` GB). None otherwise.
 
     Args:
         slots: the row's slot values (``postal_code``, ``region``).
     Returns:
         ISO 3166-1 alpha-2 code or None.
     """
-    pc = slots.get("postal_code", "").strip().upper()
+    pc = re.sub(r"\s+", " ", slots.get("postal_code", "").strip().upper())  # "W6  7AT" is "W6 7AT"
     if not pc:
         return None
     if _US_ZIP.match(pc) and slots.get("region", "").strip().upper() in US_STATE_CODES:
@@ -531,7 +542,8 @@ def _map_row(header: list[str], row: list[str], columns: dict[str, str], *,
         if not value:
             continue
         slot = columns.get(col)
-        if slot and ragged and slot in _PATTERNED_SLOTS and not VALUE_CHECKS[slot](value):
+        if slot and ((ragged and slot in _PATTERNED_SLOTS and not VALUE_CHECKS[slot](value))
+                     or (slot in _CELL_CHECKED_SLOTS and not VALUE_CHECKS[slot](value))):
             slot = None
         target, key = (slots, slot) if slot else (extra, col)
         if key in target and target[key] != value:  # two columns of one name or slot: keep both values
@@ -544,4 +556,5 @@ def _map_row(header: list[str], row: list[str], columns: dict[str, str], *,
 def registry_columns(doc: ParsedDocument) -> dict[str, Any]:
     """Registry-level facts for run metadata (mapping used and how it was found, delimiter, header)."""
     return {k: doc.meta.get(k) for k in ("registry_type", "delimiter", "columns", "column_mapping", "headerless",
-                                         "data_tier", "custodian_type_default", "country_code_default")}
+                                         "data_tier", "custodian_type_default", "country_code_default",
+                                         "columns_out_of_text")}

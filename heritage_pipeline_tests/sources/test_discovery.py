@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heritage_pipeline.sources.discovery import discover, load_source
+from heritage_pipeline.sources.discovery import discover, load_source, resolve_source_languages
 from heritage_pipeline.core.text import UTF8_EVIDENCE, DecodeError, decode_bytes, mostly_non_ascii
 
 FIX = Path(__file__).parents[1] / "fixtures"
@@ -114,3 +114,31 @@ def test_json_nested_too_deeply_is_quarantined_not_fatal(tmp_path):
     assert [s.path for s in sources] == ["raw/conversation/deep.json"]
     result = parse_sources(sources, load_chunking_config())
     assert [(q.path, q.reason) for q in result.quarantined] == [("raw/conversation/deep.json", "JSON nested too deeply")]
+
+
+def test_a_registry_language_does_not_depend_on_the_other_files_of_the_command(tmp_path):
+    berlin = tmp_path / "berlin.csv"
+    berlin.write_text("Museum,Category\nPergamon Museum,Archaeology\nNeues Museum,Egyptology\n", encoding="utf-8")
+    isil = tmp_path / "isil.csv"
+    isil.write_text("DE-1\nDE-B763\nDE-1006\n", encoding="utf-8")
+    english = tmp_path / "england.csv"
+    english.write_text("name,address,notes\n" + "".join(
+        f"Library {i},{i} High Street,The library is open on weekdays and closed on public holidays\n"
+        for i in range(8)), encoding="utf-8")
+    md = tmp_path / "short.md"
+    md.write_text("# Ja\n", encoding="utf-8")
+    md_en = tmp_path / "long.md"
+    md_en.write_text("The museum opens its new wing to the public next spring with a large exhibition.\n",
+                     encoding="utf-8")
+
+    def langs(paths):
+        sources = [load_source(p) for p in paths]
+        resolve_source_languages(sources, absolute=True)
+        return {s.abs_path.rsplit("/", 1)[1]: s.lang for s in sources}
+
+    together = langs([berlin, isil, english, md, md_en])
+    assert together["england.csv"] == "en"
+    assert together["berlin.csv"] == langs([berlin])["berlin.csv"] == "und"
+    assert together["isil.csv"] == langs([isil])["isil.csv"] == "und"
+    # other files still take their folder's language from the prose beside them (unchanged behaviour)
+    assert together["short.md"] == "en"

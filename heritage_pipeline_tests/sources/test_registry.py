@@ -48,7 +48,8 @@ def test_cp1252_registry_is_decoded_exactly_and_mapped():
     assert "preferred_label: Museum Belvédère" in text and "settlement: Heerenveen" in text
     assert meta["extra"]["opmerking"] == "Oranjewoud – ‘kunst’ & natuur"  # unknown column kept, curly quotes intact
     assert meta["registry_type"] == "nl_organisations" and meta["data_tier"] == "TIER_1_AUTHORITATIVE"
-    assert rows[1][0]["extra"]["opmerking"] == "prijs € 12,50" and "opmerking" not in rows[1][1]  # metadata, not text
+    # an unmapped human-readable column: in the metadata under its own name and in the text after the mapped slots
+    assert rows[1][0]["extra"]["opmerking"] == "prijs € 12,50" and rows[1][1].endswith("\nopmerking: prijs € 12,50")
     assert rows[2][0]["extra"]["slot:registration_number"] == "40002001"
     assert rows[3][0]["country_code"] == "NL" and rows[3][0]["has_identifiers"]
 
