@@ -113,6 +113,7 @@ class InputSummary:
     parts: dict[str, PartCounts] = field(default_factory=dict)
     quarantined_parts: dict[str, list[ReasonGroup]] = field(default_factory=dict)
     left_out_parts: dict[str, list[ReasonGroup]] = field(default_factory=dict)  # kind -> left-out reasons
+    no_schema: list[ReasonGroup] = field(default_factory=list)  # LinkML files that no schema fits (not validated)
     invalid_entities: list[ReasonGroup] = field(default_factory=list)
     n_invalid_entities: int = 0
     statuses: dict[str, str] = field(default_factory=dict)  # file -> chunked | skipped | quarantined
@@ -158,6 +159,8 @@ class InputSummary:
             out.append(f"ragged registry rows ({self.n_ragged} in {len(self.ragged)} "
                        f"file{'s' if len(self.ragged) != 1 else ''}; chunked, field count other than the header's):")
             out += [f"  {line}" for line in self.ragged]
+        for g in self.no_schema:
+            out.append(f"LinkML files not validated: {g.line()}")
         if self.invalid_entities:
             out.append(f"entities chunked with LinkML validation errors ({self.n_invalid_entities}; errors in "
                        "meta.extra.linkml_errors):")
@@ -225,6 +228,7 @@ def summarize_inputs(statuses: dict[str, tuple[str, str]], parsed: Iterable[Pars
         part_items.setdefault(kind, []).append((q.path, q.reason))
     s.quarantined_parts = {k: group_reasons(v) for k, v in part_items.items()}
     left_per_kind: dict[str, list[tuple[str, list[dict[str, Any]]]]] = {}
+    no_schema: list[tuple[str, str]] = []
     invalid: list[tuple[str, str]] = []
     parts_per_file: dict[str, int] = {}
     for q in parts:
@@ -247,6 +251,8 @@ def summarize_inputs(statuses: dict[str, tuple[str, str]], parsed: Iterable[Pars
             left = int(m.get("rows_left_out", 0))
             read = int(m.get("rows", chunked + left + quar))
         c.read, c.chunked, c.left_out, c.quarantined = c.read + read, c.chunked + chunked, c.left_out + left, c.quarantined + quar
+        if kind == "entities" and not m.get("linkml_schema"):
+            no_schema.append((doc.path, "no schema names or fits the file (meta.extra.linkml_validation)"))
         if m.get("left_out_reasons"):
             left_per_kind.setdefault(kind, []).append((doc.path, m["left_out_reasons"]))
         if kind == "rows" and m.get("registry_type"):
@@ -262,6 +268,7 @@ def summarize_inputs(statuses: dict[str, tuple[str, str]], parsed: Iterable[Pars
                 invalid += [(f"{doc.path}#{label}", e) for e in _split_errors(errs)]
     s.invalid_entities = group_reasons(invalid)
     s.left_out_parts = {k: _merge_left_out(v) for k, v in left_per_kind.items()}
+    s.no_schema = group_reasons(no_schema)
     s.check()
     return s
 
