@@ -302,6 +302,26 @@ def write_jsonl(chunks: Iterable[Chunk], path: str | Path, fields: list[str] | N
     return len(lines)
 
 
+def parser_skip_reasons(paths: Iterable[str], skipped: Iterable[str], parsed_paths: set[str]) -> dict[str, str]:
+    """The reason each file that its parser skipped whole was skipped for (e.g. ``LinkML schema, not instance data``),
+    as :func:`parse_sources` words it for ``chunk`` (``accounted``), so that ``run`` can print the same reason.
+
+    Args:
+        paths: the source paths of a partition; skipped: the parse stage's ``"<path>: <why>"`` items;
+        parsed_paths: the paths that parsed into a document (their skipped items are parts, not the file).
+    Returns:
+        ``{path: why}`` of the files with no document and a skipped item (the first one).
+    """
+    out: dict[str, str] = {}
+    todo = [p for p in paths if p not in parsed_paths]
+    items = list(skipped)
+    for p in todo:
+        why = next((x.removeprefix(p + ": ") for x in items if x.startswith(p + ": ")), None)
+        if why:
+            out[p] = why
+    return out
+
+
 def write_quarantine(records: Iterable[QuarantineRecord], path: str | Path) -> int:
     """Write quarantine records (path, reason, stage) as JSON Lines atomically.
 

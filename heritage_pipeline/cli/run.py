@@ -365,11 +365,17 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
                       highlight=False, soft_wrap=True)
     # quarantine.jsonl itself is written by the lancedb_index asset (index/sync.py), as in a UI-launched run
     records = quarantine_records(storage)
-    skipped = [s for s in sources if s.status == "skipped"]
     from heritage_pipeline.sources.accounting import parsed_files_from_storage, summarize_inputs, text_quality_from_storage
 
     stored = parsed_files_from_storage(storage)
-    inputs = summarize_inputs({s.path: (s.status, s.reason or "skipped by its parser (parsed_sections' skipped_items)")
+    parser_skips: dict[str, str] = {}  # written by parsed_sections: the reason `chunk` gives too (one wording)
+    for f in sorted((storage / "skipped").glob("*/*.json")):
+        try:
+            parser_skips.update(json.loads(f.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            pass
+    inputs = summarize_inputs({s.path: (s.status, s.reason or parser_skips.get(s.path)
+                                        or "skipped by its parser (parsed_sections' skipped_items)")
                                for s in sources}, stored, records)
     paths = {s.path for s in sources}  # stored documents of files that are gone are not reported
     quality = text_quality_from_storage(storage, [p for p in stored if p.path in paths])
@@ -385,7 +391,10 @@ def _summary(sources, partitions, out: Path, pcfg, elapsed: float, failures: lis
     except Exception as exc:
         index_rows = f"unavailable ({type(exc).__name__})"
     left_out = _parts_left_out(storage, partitions)
-    console.print(f"final chunks: {total}; index rows: {index_rows}; quarantined: {len(records)}; skipped: {len(skipped)}"
+    # the counts of the inputs summary above (one source: discovery and parser skips, whole files and parts)
+    n_parts = sum(g.count for groups in inputs.quarantined_parts.values() for g in groups)
+    console.print(f"final chunks: {total}; index rows: {index_rows}; quarantined: {inputs.n_quarantined} files + "
+                  f"{n_parts} parts; skipped: {inputs.n_skipped} files"
                   + (f"; parts left out by the parsers: {sum(left_out.values())} (" +
                      ", ".join(f"{k} {v}" for k, v in sorted(left_out.items())) +
                      "; listed in parsed_sections' `skipped_items` metadata)" if left_out else ""), highlight=False,

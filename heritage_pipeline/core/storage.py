@@ -106,6 +106,10 @@ class OutputLayout:
         """``storage/quarantine/<lang>/<source_type>.jsonl``."""
         return self.storage / "quarantine" / lang / f"{source_type}.jsonl"
 
+    def partition_skipped(self, source_type: str, lang: str) -> Path:
+        """``storage/skipped/<lang>/<source_type>.json``: ``{path: why}`` of the files their parser skipped whole."""
+        return self.storage / "skipped" / lang / f"{source_type}.json"
+
     def dedup_log(self, source_type: str, lang: str) -> Path:
         """``storage/dedup_log/<lang>/<source_type>.parquet``."""
         return self.storage / "dedup_log" / lang / f"{source_type}.parquet"

@@ -1,8 +1,9 @@
 """Dedup of records (registry rows, LinkML entities) by identity, never by text similarity (SPEC §2, issue 12).
 
 Two records are the same institution when they share an identifier (:func:`identity_keys`): an ISIL, a Wikidata
-QID, an ``hc_id``, a GHCID, a GND or VIAF id, any other ``identifier:<scheme>`` of a LinkML entity, a registration
-number (within one country) or a registry's own local id (within that registry file) — these two scoped ids only
+QID, an ``hc_id``, a GHCID, a GND, VIAF, ROR or ORCID id or a full URI of a LinkML entity, a registration
+number (within one country) or a local id (a registry's own id, a LinkML ``id`` such as ``P:001`` whose prefix only
+the file's own schema binds: within that file) — these scoped ids only
 where they are unique within their file (a value that several rows of one file carry is a parent organisation's or
 system's id, not the row's). Records without a shared
 identifier are different institutions, however similar their text (rows of a registry that share a long
@@ -56,7 +57,9 @@ def identity_keys(chunk: Chunk) -> set[str]:
 
     Global: ``isil:``, ``wd:`` (QID from an id or a Wikidata URL), ``hc:``, ``ghcid:``, ``gnd:``, ``viaf:``, ``dbs:``
     and ``id:<scheme>:`` for any other ``identifier:<scheme>`` of a LinkML entity. Scoped: ``reg:<country>:`` for a
-    registration number, ``local:<doc_id>:`` for a registry's own local id.
+    registration number, ``local:<doc_id>:local_id:`` for a registry's own local id and ``local:<doc_id>:<scheme>:`` for a
+    LinkML identifier that is not global (:func:`_identifier_key`: an ``id`` such as ``P:001``); ``uri:`` for a
+    LinkML identifier that is a full URI.
     """
     m, extra = chunk.meta, chunk.meta.extra or {}
     keys: set[str] = set()
@@ -73,17 +76,70 @@ def identity_keys(chunk: Chunk) -> set[str]:
     for k, v in extra.items():
         if k.startswith("identifier:"):
             scheme = k.split(":", 1)[1].casefold()
-            prefix = {"isil": "isil", "hc_id": "hc", "ghcid": "ghcid", "gnd": "gnd", "viaf": "viaf"}.get(scheme)
             if scheme == "wikidata":
                 continue
             for val in _values(v):
-                keys.add(f"{prefix}:{val.casefold() if prefix in ('isil', 'gnd', 'viaf') else val}" if prefix
-                         else f"id:{scheme}:{val}")
+                keys.add(_identifier_key(scheme, val, m.doc_id))
     for v in _values(extra.get("slot:registration_number")):
         keys.add(f"reg:{m.country_code or '?'}:{v}")
     for v in _values(extra.get("slot:local_id")):
-        keys.add(f"local:{m.doc_id}:{v}")
+        keys.add(f"local:{m.doc_id}:local_id:{v}")
     return keys
+
+
+_URI = re.compile(r"^(?:https?://\S+|urn:\S+)$", re.I)
+_CURIE = re.compile(r"^([A-Za-z][\w.\-]*):(\S+)$")
+# identifier schemes (an identifier slot, an ``identifier_scheme`` or a CURIE prefix, case-folded) of registries that
+# are global: the same value names the same institution in any file. Any other scheme (an ``id`` slot, a project's
+# own ``P:001``) identifies within its own dataset only.
+_GLOBAL_SCHEMES = {"isil": "isil", "hc_id": "hc", "ghcid": "ghcid", "gnd": "gnd", "viaf": "viaf", "ror": "ror",
+                   "orcid": "orcid", "wikidata": "wd", "wd": "wd"}
+
+
+def _identifier_key(scheme: str, val: str, doc_id: str) -> str:
+    """Identity key of one LinkML ``identifier:<scheme>`` value (``scheme`` case-folded).
+
+    Global: a registry scheme of :data:`_GLOBAL_SCHEMES` (``isil:``, ``hc:``, ``ror:``...), a CURIE whose prefix is
+    one (``id: ISIL:NL-AsdRM`` -> ``isil:nl-asdrm``), a full URI (``uri:<value>``). Anything else, e.g. an ``id``
+    slot ``P:001`` (a CURIE whose prefix the file's own schema binds, or a bare local value), is unique only within
+    its dataset, taken as its file: ``local:<doc_id>:<scheme>:<value>`` (trial defect 1: two projects' ``P:001``
+    were one person)."""
+    prefix = _GLOBAL_SCHEMES.get(scheme)
+    if prefix is None and not _URI.match(val):
+        curie = _CURIE.match(val)
+        if curie and curie.group(1).casefold() in _GLOBAL_SCHEMES:
+            prefix, val = _GLOBAL_SCHEMES[curie.group(1).casefold()], curie.group(2)
+    if prefix == "wd":
+        q = _QID.search(val)
+        return f"wd:{q.group(1)}" if q else f"local:{doc_id}:{scheme}:{val}"
+    if prefix:
+        return f"{prefix}:{val.casefold() if prefix in ('isil', 'gnd', 'viaf', 'ror', 'orcid') else val}"
+    if _URI.match(val):
+        return f"uri:{val}"
+    return f"local:{doc_id}:{scheme}:{val}"
+
+
+def key_label(key: str, doc_id: str | None = None) -> str:
+    """Human wording of an identity key for a dedup reason.
+
+    Args:
+        key: an identity key (:func:`identity_keys`).
+        doc_id: the file of a scoped key (``local:<doc_id>:...``), to leave its path out of the wording.
+    Returns:
+        ``isil:nl-hana``, ``wd:Q5``, ``ror:...`` as they are; ``uri:<u>`` as ``<u>``; ``id:<scheme>:<v>`` as
+        ``<scheme>:<v>``; a local id as ``local id <v> (same file)`` (``<scheme> <v> (same file)`` for a LinkML
+        identifier slot); a registration number as ``registration number <n> (<country>)``.
+    """
+    if key.startswith("uri:"):
+        return key[4:]
+    if key.startswith("local:") and doc_id and key.startswith(f"local:{doc_id}:"):
+        scheme, _, val = key[len(f"local:{doc_id}:"):].partition(":")
+        kind = "id" if scheme in ("id", "local_id") else scheme
+        return f"local {kind} {val} (same file)"
+    if key.startswith("reg:"):
+        _, country, num = key.split(":", 2)
+        return f"registration number {num} ({country})"
+    return key
 
 
 @dataclass
@@ -175,7 +231,8 @@ def identity_dedup(chunks: list[Chunk], stats: IdentityStats | None = None) -> t
                 if key.startswith("text:") and ukeys[other]:
                     continue  # identical text is a merge reason only between records without identifiers
                 decided[other] = u
-                reason = REASON_EXACT if key.startswith("text:") else f"{REASON_IDENTITY} ({key})"
+                reason = REASON_EXACT if key.startswith("text:") else \
+                    f"{REASON_IDENTITY} ({key_label(key, keep.meta.doc_id)})"
                 if key.startswith("text:"):
                     stats.merged_exact += 1
                 else:

@@ -197,6 +197,12 @@ def parsed_sections(context: dg.AssetExecutionContext, settings: SettingsResourc
     if step.data_version is not None:  # the quarantine file belongs to this version (a crash or revert recomputes)
         write_version_marker(quarantine_path, step.data_version)
     table, quarantined, skipped = res.table, res.quarantined, res.skipped
+    skip_path = OutputLayout(settings.output_path).partition_skipped(step.source_type, step.lang)
+    skips = json.dumps(P.parser_skip_reasons(raw_sources.column("path").to_pylist(), skipped,
+                                             set(table.column("source_path").to_pylist()) if table.num_rows else set()),
+                       ensure_ascii=False, indent=0)
+    skip_path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(skip_path, lambda tmp: tmp.write_text(skips, encoding="utf-8"))
     return step.output(table, {
         "dagster/row_count": table.num_rows,
         "documents": table.num_rows,

@@ -26,6 +26,9 @@ EXAMPLES = 3
 PART_KINDS = {"yaml_instance": "entities", "conversation": "messages", "csv_registry": "rows"}
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+# a quarantined line of a JSON Lines file (``file#line N``): a line is no entity, message or row, so it is listed as
+# a line and not counted among the parts (registry rows are ``#row N (line L)``)
+_LINE_PART = re.compile(r"#line \d+$")
 
 
 def reason_key(reason: str) -> str:
@@ -60,6 +63,37 @@ def group_reasons(items: Iterable[tuple[str, str]]) -> list[ReasonGroup]:
     return sorted(out, key=lambda g: (-g.count, g.reason))
 
 
+def left_out_groups(items: Iterable[tuple[str, str]]) -> list[dict[str, Any]]:
+    """The left-out parts of one file grouped by reason, JSON-able for ``ParsedDocument.meta["left_out_reasons"]``.
+
+    Args:
+        items: ``(location in the file, reason)`` of every left-out part (message, row).
+    Returns:
+        ``[{"reason", "key", "count", "examples"}]`` (:func:`group_reasons`; ``key`` is :func:`reason_key`, so that
+        groups of several files merge in :func:`summarize_inputs`).
+    """
+    return [{"reason": g.reason, "key": reason_key(g.reason), "count": g.count, "examples": g.examples}
+            for g in group_reasons(items)]
+
+
+def _merge_left_out(per_file: Iterable[tuple[str, list[dict[str, Any]]]]) -> list[ReasonGroup]:
+    """Merge the :func:`left_out_groups` of several files (examples prefixed ``<file>#``) into one list of groups."""
+    merged: dict[str, ReasonGroup] = {}
+    for path, groups in per_file:
+        for g in groups or []:
+            key = g.get("key") or reason_key(g["reason"])
+            have = merged.get(key)
+            ex = [f"{path}#{e}" for e in g.get("examples", [])]
+            if have is None:
+                merged[key] = ReasonGroup(g["reason"], int(g["count"]), ex[:EXAMPLES])
+            else:
+                have.count += int(g["count"])
+                have.examples = (have.examples + ex)[:EXAMPLES]
+                if have.reason != g["reason"]:
+                    have.reason = key
+    return sorted(merged.values(), key=lambda g: (-g.count, g.reason))
+
+
 @dataclass
 class PartCounts:
     """Parts of one kind (entities, messages, rows): read, chunked, left out (stated reason), quarantined."""
@@ -78,6 +112,8 @@ class InputSummary:
     quarantined: list[ReasonGroup] = field(default_factory=list)
     parts: dict[str, PartCounts] = field(default_factory=dict)
     quarantined_parts: dict[str, list[ReasonGroup]] = field(default_factory=dict)
+    left_out_parts: dict[str, list[ReasonGroup]] = field(default_factory=dict)  # kind -> left-out reasons
+    no_schema: list[ReasonGroup] = field(default_factory=list)  # LinkML files that no schema fits (not validated)
     invalid_entities: list[ReasonGroup] = field(default_factory=list)
     n_invalid_entities: int = 0
     statuses: dict[str, str] = field(default_factory=dict)  # file -> chunked | skipped | quarantined
@@ -107,6 +143,10 @@ class InputSummary:
                 out += [f"  {g.line()}" for g in groups]
         for kind, c in sorted(self.parts.items()):
             out.append(f"{kind}: {c.read} read = {c.chunked} chunked + {c.left_out} left out + {c.quarantined} quarantined")
+        for kind, groups in sorted(self.left_out_parts.items()):
+            if groups:
+                out.append(f"left out {kind} ({sum(g.count for g in groups)}):")
+                out += [f"  {g.line()}" for g in groups]
         for kind, groups in sorted(self.quarantined_parts.items()):
             n = sum(g.count for g in groups)
             what = "parts of files" if kind == "parts" else kind
@@ -119,6 +159,8 @@ class InputSummary:
             out.append(f"ragged registry rows ({self.n_ragged} in {len(self.ragged)} "
                        f"file{'s' if len(self.ragged) != 1 else ''}; chunked, field count other than the header's):")
             out += [f"  {line}" for line in self.ragged]
+        for g in self.no_schema:
+            out.append(f"LinkML files not validated: {g.line()}")
         if self.invalid_entities:
             out.append(f"entities chunked with LinkML validation errors ({self.n_invalid_entities}; errors in "
                        "meta.extra.linkml_errors):")
@@ -181,8 +223,12 @@ def summarize_inputs(statuses: dict[str, tuple[str, str]], parsed: Iterable[Pars
     part_items: dict[str, list[tuple[str, str]]] = {}
     for q in parts:
         kind = PART_KINDS.get(q.source_type or "", "parts")
+        if _LINE_PART.search(q.path):  # a JSON Lines line that is no conversation: not a message (see _LINE_PART)
+            kind = "lines"
         part_items.setdefault(kind, []).append((q.path, q.reason))
     s.quarantined_parts = {k: group_reasons(v) for k, v in part_items.items()}
+    left_per_kind: dict[str, list[tuple[str, list[dict[str, Any]]]]] = {}
+    no_schema: list[tuple[str, str]] = []
     invalid: list[tuple[str, str]] = []
     parts_per_file: dict[str, int] = {}
     for q in parts:
@@ -205,6 +251,10 @@ def summarize_inputs(statuses: dict[str, tuple[str, str]], parsed: Iterable[Pars
             left = int(m.get("rows_left_out", 0))
             read = int(m.get("rows", chunked + left + quar))
         c.read, c.chunked, c.left_out, c.quarantined = c.read + read, c.chunked + chunked, c.left_out + left, c.quarantined + quar
+        if kind == "entities" and not m.get("linkml_schema"):
+            no_schema.append((doc.path, "no schema names or fits the file (meta.extra.linkml_validation)"))
+        if m.get("left_out_reasons"):
+            left_per_kind.setdefault(kind, []).append((doc.path, m["left_out_reasons"]))
         if kind == "rows" and m.get("registry_type"):
             s.registries.append(registry_mapping_line(doc.path, m))
         if kind == "rows" and m.get("ragged_rows"):
@@ -217,6 +267,8 @@ def summarize_inputs(statuses: dict[str, tuple[str, str]], parsed: Iterable[Pars
                 label = (sm.get("extra") or {}).get("slot:preferred_label") or f"entity {i}"
                 invalid += [(f"{doc.path}#{label}", e) for e in _split_errors(errs)]
     s.invalid_entities = group_reasons(invalid)
+    s.left_out_parts = {k: _merge_left_out(v) for k, v in left_per_kind.items()}
+    s.no_schema = group_reasons(no_schema)
     s.check()
     return s
 

@@ -70,6 +70,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from heritage_pipeline.core.config import ConversationSourceConfig
+from .accounting import left_out_groups
 from .jsonspans import JSONSpanError, SpannedDict, loads_with_spans, string_offsets
 from .markdown import scan_blocks
 from heritage_pipeline.core.structure import DerivedTextBuilder, ParsedDocument, ParseError, Section, value_kind
@@ -271,8 +272,15 @@ class _MessageReader:
 SUPPORTED_FORMATS = ("Claude export (chat_messages), ChatGPT export (mapping tree), {\"messages\": [{role, content}]} "
                      "(also one conversation per JSONL line, or a bare list of such messages) and ShareGPT "
                      "(conversations: [{from, value}])")
-HUMAN_ROLES = frozenset({"human", "user", "prompter", "customer"})
-ASSISTANT_ROLES = frozenset({"assistant", "gpt", "model", "gemini", "bot", "ai", "chatgpt", "claude", "bard"})
+# The asking and the answering side of a conversation, in the words of chat exports, customer-service logs and
+# helpdesk transcripts (trial: a sales chat's ``agent`` turns were left out as an unknown role). Compared
+# case-folded with ``-``/space as ``_``.
+HUMAN_ROLES = frozenset({"human", "user", "prompter", "customer", "client", "visitor", "caller", "guest", "patron",
+                         "end_user", "enduser", "lead", "prospect"})
+ASSISTANT_ROLES = frozenset({"assistant", "gpt", "model", "gemini", "bot", "ai", "chatgpt", "claude", "bard",
+                             "agent", "human_agent", "support", "support_agent", "chatbot", "operator",
+                             "representative", "rep", "staff", "advisor", "adviser", "consultant", "seller",
+                             "salesperson", "sales", "librarian", "helpdesk", "ai_assistant", "copilot", "llm"})
 _ROLE_KEYS = ("role", "sender", "from", "type", "speaker")
 
 
@@ -300,22 +308,45 @@ def iter_conversations(data: Any) -> list[Any]:
     raise ParseError(f"not a conversation export: expected {SUPPORTED_FORMATS}")
 
 
-def _jsonl_as_array(text: str) -> str | None:
-    """JSON Lines -> one JSON array: ``[`` + the text with the newline after every value but the last replaced by
-    ``,`` + ``]``, so every offset shifts by exactly one. None when there are fewer than two lines or a line is not
-    JSON on its own (then the file is not JSON Lines)."""
+def _jsonl_as_array(text: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """JSON Lines -> one JSON array and the lines left out of it.
+
+    The array is ``[`` + the text with the newline after every value but the last replaced by ``,`` + ``]``, so every
+    offset shifts by exactly one; a line that is not JSON on its own (a ``# comment``, a truncated line) is blanked
+    (same length, spaces) and returned as ``("line N", reason)`` (1-based) to be quarantined alone, as bad lines of
+    an ISIL list are (trial defect 3: one comment line quarantined the whole file).
+
+    Returns:
+        ``(array text, bad lines)``, or None when the text is not JSON Lines: fewer than two non-empty lines, or
+        fewer lines that are JSON objects on their own than lines that are not JSON (a broken pretty-printed JSON
+        file stays one parse error).
+    """
     lines = text.split("\n")
     filled = [i for i, line in enumerate(lines) if line.strip()]
     if len(filled) < 2:
         return None
+    good: set[int] = set()
+    bad: list[tuple[str, str]] = []
     for i in filled:
         try:
-            json.loads(lines[i])
-        except ValueError:
-            return None
-    last = filled[-1]
-    return "[" + "".join(line + ("," if i in set(filled) and i != last else "\n" if i < len(lines) - 1 else "")
-                         for i, line in enumerate(lines)) + "]"
+            value = json.loads(lines[i])
+        except ValueError as exc:
+            what = "a comment line" if lines[i].lstrip().startswith(("#", "//")) else \
+                f"invalid JSON at column {getattr(exc, 'colno', 1)}: {getattr(exc, 'msg', exc)}"
+            bad.append((f"line {i + 1}", f"JSON Lines line is not JSON ({what})"))
+            continue
+        if isinstance(value, dict):
+            good.add(i)
+        else:
+            bad.append((f"line {i + 1}", f"JSON Lines line is {value_kind(value)}, not an object"))
+    if not good or len(good) < len(bad):
+        return None
+    last = max(good)
+    out = []
+    for i, line in enumerate(lines):
+        body = line if i in good else " " * len(line)
+        out.append(body + ("," if i in good and i != last else "\n" if i < len(lines) - 1 else ""))
+    return "[" + "".join(out) + "]", bad
 
 
 def _timestamp(value: Any) -> datetime | None:
@@ -356,9 +387,16 @@ def _role(msg: dict) -> str:
     return "unknown"
 
 
+def role_side(role: str) -> str | None:
+    """``"human"`` for an asking role (:data:`HUMAN_ROLES`), ``"assistant"`` for an answering one
+    (:data:`ASSISTANT_ROLES`), else None (system, tool, function, info, error...). Case, ``-`` and spaces ignored."""
+    low = re.sub(r"[\s\-]+", "_", role.strip().casefold())
+    return "human" if low in HUMAN_ROLES else "assistant" if low in ASSISTANT_ROLES else None
+
+
 def _kept_role(role: str, cfg: ConversationSourceConfig) -> bool:
     low = role.lower()
-    return low in HUMAN_ROLES or low in ASSISTANT_ROLES or low == "unknown" or low in {r.lower() for r in cfg.keep_roles}
+    return role_side(role) is not None or low == "unknown" or low in {r.lower() for r in cfg.keep_roles}
 
 
 @dataclass
@@ -433,7 +471,9 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
         ``(document, problems)``; problems are ``(location, reason)`` pairs (quarantined parts). ``document.meta``
         counts ``conversations``, ``messages`` (read), ``messages_chunked``, ``messages_joined`` (short messages
         chunked with a neighbour), ``messages_left_out`` (other roles, empty or hidden), ``messages_quarantined``
-        (``messages == messages_chunked + messages_left_out + messages_quarantined``), and ``formats``.
+        (``messages == messages_chunked + messages_left_out + messages_quarantined``), ``left_out_reasons`` (the
+        left-out messages grouped by reason, :func:`~heritage_pipeline.sources.accounting.left_out_groups`), and
+        ``formats``. A JSON Lines line that is not a JSON object is a problem of its own (``line N``).
 
     Raises:
         ParseError: not JSON/JSONL, not a conversation export (the message names the supported formats), or no
@@ -446,15 +486,19 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
         as_array = _jsonl_as_array(text)
         if as_array is None:
             raise ParseError(str(exc)) from None
-        raw, shift = as_array, 1
+        (raw, bad_lines), shift = as_array, 1
         data = loads_with_spans(raw)
+    else:
+        bad_lines = []
     convs = iter_conversations(data)
     reader = _MessageReader(raw, cfg.thinking == "keep")
     problems = reader.problems
+    problems += bad_lines
     skipped: list[str] = []
     groups: list[tuple[str, str, list[_Turn]]] = []  # (conversation id, name, turns of one section)
     usable = 0
     n_read = n_left_out = n_bad = 0
+    left_items: list[tuple[str, str]] = []
     formats: dict[str, int] = {}
     for ci, conv in enumerate(convs):
         if not isinstance(conv, dict):
@@ -463,7 +507,7 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
         cid = str(conv.get("uuid") or conv.get("conversation_id") or conv.get("id") or conv.get("sessionId")
                   or f"conversation-{ci}")
         name = str(conv.get("name") or conv.get("title") or "").strip() or cid
-        turns, fmt, read, left_out, bad = _turns(conv, cid, reader, cfg, raw, skipped, problems)
+        turns, fmt, read, left_out, bad = _turns(conv, cid, reader, cfg, raw, skipped, problems, left_items)
         if fmt is None:
             continue
         usable += 1
@@ -528,15 +572,23 @@ def parse_conversations(text: str, *, doc_id: str, source_path: str, lang: str,
                          meta={"conversations": usable, "messages": n_read, "messages_chunked": n_chunked,
                                "messages_joined": n_joined, "messages_left_out": n_left_out,
                                "messages_quarantined": n_bad,
+                               "left_out_reasons": left_out_groups(left_items),
                                "formats": ", ".join(f"{k} ({v})" for k, v in sorted(formats.items()))})
     return doc, problems
 
 
 def _turns(conv: dict, cid: str, reader: "_MessageReader", cfg: ConversationSourceConfig, raw: str,
-           skipped: list[str], problems: list[tuple[str, str]]) -> tuple[list[_Turn], str | None, int, int, int]:
+           skipped: list[str], problems: list[tuple[str, str]],
+           left_items: list[tuple[str, str]]) -> tuple[list[_Turn], str | None, int, int, int]:
     """The kept turns of one conversation in order, its format (None when it has no recognisable messages: a
-    problem is recorded), and the numbers of messages read, left out (role, empty, hidden) and quarantined (not an
-    object, or unusable content): read = kept + left out + quarantined."""
+    problem is recorded), and the numbers of messages read, left out (role, empty, hidden; each also appended to
+    ``left_items`` as ``(location, reason)``) and quarantined (not an object, or unusable content):
+    read = kept + left out + quarantined."""
+
+    def leave(loc: str, why: str) -> None:
+        skipped.append(f"{loc}: {why}")
+        left_items.append((loc, why))
+
     where = f"conversation {cid}"
     if "chat_messages" in conv:
         fmt, msgs = "claude", conv.get("chat_messages")
@@ -590,13 +642,14 @@ def _turns(conv: dict, cid: str, reader: "_MessageReader", cfg: ConversationSour
         sender = _role(msg)
         if not _kept_role(sender, cfg):
             left_out += 1
-            skipped.append(f"{where} message {mid}: role {sender!r} left out (sources.conversation.keep_roles)")
+            leave(f"{where} message {mid}", f"role {sender!r} left out (not an asking or answering role; "
+                                            "sources.conversation.keep_roles keeps it)")
             continue
         if fmt == "chatgpt":
             meta = msg.get("metadata")
             if isinstance(meta, dict) and meta.get("is_visually_hidden_from_conversation"):
                 left_out += 1
-                skipped.append(f"{where} message {mid}: hidden in the conversation")
+                leave(f"{where} message {mid}", "hidden in the conversation")
                 continue
             built = _chatgpt_text(reader, raw, msg)
         elif fmt == "claude" and "text" not in msg and "content" not in msg and isinstance(msg.get("text_message"), dict):
@@ -614,7 +667,7 @@ def _turns(conv: dict, cid: str, reader: "_MessageReader", cfg: ConversationSour
             continue
         if not built.text.strip():
             left_out += 1
-            skipped.append(f"{where} message {mid}: empty message")
+            leave(f"{where} message {mid}", "empty message")
             continue
         span = msg.span if isinstance(msg, SpannedDict) else (0, len(raw))
         created = msg.get("created_at") or msg.get("create_time") or msg.get("timestamp")
@@ -690,8 +743,8 @@ def _group_short(turns: list[_Turn], min_chars: int, question_max_chars: int = 0
     for k, t in enumerate(turns):
         n = len(t.built.text.strip())
         short = n < min_chars
-        human = t.sender.lower() in HUMAN_ROLES
-        answer_next = k + 1 < len(turns) and turns[k + 1].sender.lower() not in HUMAN_ROLES
+        human = role_side(t.sender) == "human"
+        answer_next = k + 1 < len(turns) and role_side(turns[k + 1].sender) != "human"
         if human and (short or (n <= question_max_chars and answer_next)):
             pending.append(t)
             continue

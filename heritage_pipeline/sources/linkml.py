@@ -314,6 +314,30 @@ def _slot_names(sv) -> set[str]:
 
 # Share of a file's keys that must be slots of a sibling schema (one the file does not name) for it to be used.
 SIBLING_SCHEMA_MIN_FIT = 0.5
+SAMPLE_ENTITIES = 50  # entities of a file whose keys decide whether a sibling schema fits it
+
+
+def _entity_key_sets(docs: list[Any]) -> list[set[str]]:
+    """The key sets of the first :data:`SAMPLE_ENTITIES` entities of a file: the items of a top-level list, of a
+    container's lists, or a top-level mapping itself."""
+    out: list[set[str]] = []
+    for d in docs:
+        lists = [d] if isinstance(d, list) else [v for v in d.values() if isinstance(v, list)] if isinstance(d, dict) else []
+        items = [x for lst in lists for x in lst if isinstance(x, dict)]
+        if not items and isinstance(d, dict):
+            items = [d]
+        out += [{str(k) for k in x} for x in items[:SAMPLE_ENTITIES]]
+    return out[:SAMPLE_ENTITIES]
+
+
+def _entities_fit(sv, key_sets: list[set[str]]) -> bool:
+    """Whether a schema fits a file's entities: on average, the best class of the schema for an entity holds more
+    than :data:`SIBLING_SCHEMA_MIN_FIT` of that entity's keys (so most keys validate; a schema that shares only
+    ``id``/``name`` with an entity does not fit it)."""
+    if not key_sets:
+        return False
+    shares = [(_best_class(sv, ks)[1] / len(ks)) if ks else 0.0 for ks in key_sets]
+    return sum(shares) / len(shares) > SIBLING_SCHEMA_MIN_FIT
 
 
 def _named_count(docs: list[Any], text: str, file_path: Path | None) -> int:
@@ -926,7 +950,11 @@ def _choose_schema(docs: list[Any], text: str, file_path: Path | None, default_s
         # a schema the file does not name must fit it: at least half of the file's keys are its slots (an unrelated
         # schema in the same folder shares only generic keys such as id/type, and validating against it reports
         # every other key as "not a slot")
-        fits = cand in named or score >= max(2, SIBLING_SCHEMA_MIN_FIT * len(keys))
+        # and one of its classes must hold most of each entity's keys (:func:`_entities_fit`): a toy ``organization``
+        # schema saved beside Person and Animal examples fitted their union of keys by id, name, age_in_years (over
+        # two classes) and reported primary_email/pets as "not a slot of organization" (trial defect 11)
+        fits = cand in named or (score >= max(2, SIBLING_SCHEMA_MIN_FIT * len(keys))
+                                 and _entities_fit(sv, _entity_key_sets(docs)))
         if score and fits and (best is None or score > best[0]):
             best = (score, sv, cand)
     return (best[1], best[2]) if best is not None else (None, None)

@@ -142,3 +142,32 @@ def test_the_vector_keyword_methods_are_one_constant():
     for mod in (stages, chunk):
         src = inspect.getsource(mod)
         assert '("keybert", "embedding")' not in src and "VECTOR_METHODS" in src
+
+
+def test_chunk_summary_names_the_gazetteer_it_used(tmp_path, capsys):
+    """Trial defect 13: ``chunk`` on a user's ISIL list named and typed DE-755 from the repository's bundled
+    ``wikidata_isil_lookup_sample.tsv`` without saying so. The configured gazetteer (context.entities.gazetteer) is
+    named with its size in the summary; with heritage annotation off there is no such line and no gazetteer name."""
+    isil = tmp_path / "isil.csv"
+    isil.write_text("DE-755\nDE-1\nDE-2\n", encoding="utf-8")
+    assert main(["chunk", str(isil), "--out", str(tmp_path / "o.jsonl"), "--no-model"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("heritage gazetteer:"))
+    assert "context.entities.gazetteer" in line and "raw/csv_registry" in line
+    assert int(line.split()[2]) > 0  # "heritage gazetteer: N institutions from ..."
+    rows = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert any("DE-755" in r["text"] and r["meta"]["mentioned_entities"] for r in rows)
+    assert main(["chunk", str(isil), "--out", str(tmp_path / "p.jsonl"), "--no-model",
+                 "--set", "context.entities.heritage=false"]) == 0
+    assert "heritage gazetteer:" not in capsys.readouterr().out
+    rows = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
+    assert not any(r["meta"]["mentioned_entities"] for r in rows)
+
+
+def test_parser_skip_reasons_give_run_the_reason_chunk_prints():
+    """Trial defect 13: ``run`` said "skipped by its parser (...)" where ``chunk`` said "LinkML schema, not instance
+    data"; parsed_sections stores the parser's reason per wholly skipped file, worded as parse_sources words it."""
+    from heritage_pipeline.stages import parser_skip_reasons
+
+    skipped = ["a/schema.yaml: LinkML schema, not instance data", "a/chat.json: conversation c1: no messages"]
+    assert parser_skip_reasons(["a/schema.yaml", "a/chat.json", "a/x.yaml"], skipped, {"a/chat.json"}) == \
+        {"a/schema.yaml": "LinkML schema, not instance data"}

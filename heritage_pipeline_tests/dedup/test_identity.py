@@ -230,3 +230,68 @@ def test_records_with_equal_text_but_different_values_are_never_merged(specs):
     by_id = {c.id: c for c in chunks}
     for r in log:
         assert by_id[r.dropped_id].meta.extra == by_id[r.kept_id].meta.extra
+
+
+def test_linkml_local_ids_of_different_files_are_different_entities():
+    """Trial defect 1: two projects' ``P:001`` (Anna Jansen in one file, Pieter de Vries in another) were merged as
+    "same identity (id:id:P:001)". A local id/CURIE identifies within its own file only; a registry id (ROR, ISIL
+    as a CURIE) or a full URI is global."""
+    from heritage_pipeline.sources.linkml import parse_instances
+
+    docs = []
+    for name, person in (("a.yaml", "Anna Jansen"), ("b.yaml", "Pieter de Vries")):
+        doc, _ = parse_instances(f"persons:\n  - id: P:001\n    name: {person}\n", doc_id=name, source_path=name,
+                                 lang="nl")
+        docs.append(doc)
+    cfg = load_chunking_config()
+    chunks = P.chunk_documents(docs, cfg)
+    kept, log = P.dedup_stage(chunks, cfg)
+    assert len(chunks) == 2 and len(kept) == 2 and log == []
+    assert identity_keys(chunks[0]) == {"local:a.yaml:id:P:001"}
+    ent = lambda i, v, doc: rec(i, f"Name: x{i}", source_type="yaml_instance", doc=doc, tier="TIER_2_VERIFIED",
+                                extra={"identifier:id": v})
+    assert identity_keys(ent(1, "ROR:05abc", "a.yaml")) == {"ror:05abc"}
+    assert identity_keys(ent(1, "ISIL:NL-AsdRM", "a.yaml")) == {"isil:nl-asdrm"}
+    assert identity_keys(ent(1, "https://w3id.org/hc/x", "a.yaml")) == {"uri:https://w3id.org/hc/x"}
+    kept, log = identity_dedup([ent(1, "https://w3id.org/hc/x", "a.yaml"), ent(2, "https://w3id.org/hc/x", "b.yaml")])
+    assert len(kept) == 1 and log[0].reason == f"{REASON_IDENTITY} (https://w3id.org/hc/x)"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a.yaml", "b.yaml", "c.yaml"]), st.sampled_from(["P:001", "P:002", "7"]),
+                          st.sets(st.sampled_from(["isil:DE-1", "isil:DE-2", "uri:https://x.org/1"]), max_size=1)),
+                min_size=1, max_size=12))
+def test_entities_of_different_files_merge_only_through_a_global_identifier(specs):
+    """No two LinkML entities of different files are merged unless they share a global identifier (ISIL, full URI):
+    a shared local id (``P:001``) never makes them one; every entity is kept or merged into one that shares a
+    global identifier with it (transitively)."""
+    chunks = []
+    for i, (doc, local, glob) in enumerate(specs):
+        extra = {"identifier:id": local}
+        for g in glob:
+            scheme, v = g.split(":", 1)
+            extra["identifier:isil" if scheme == "isil" else "identifier:uri"] = v
+        c = rec(i, f"Name: person {i}", source_type="yaml_instance", doc=doc, tier="TIER_2_VERIFIED", extra=extra)
+        c.meta.source_id = local
+        chunks.append(c)
+    kept, log = identity_dedup(chunks)
+    assert check_dedup_accounting(chunks, kept, log) == []
+    by_id = {c.id: c for c in chunks}
+    spec_of = {c.id: specs[i] for i, c in enumerate(chunks)}
+    glob_keys = lambda c: spec_of[c.id][2]  # the global identifiers as generated, not as identity_keys reads them
+    # components of the share-a-global-key graph bound the merges
+    parent = {c.id: c.id for c in chunks}
+
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for i, a in enumerate(chunks):
+        for b in chunks[:i]:  # a shared global key, or one unit (one file's entities of one id are kept together)
+            if glob_keys(a) & glob_keys(b) or (a.meta.doc_id, a.meta.source_id) == (b.meta.doc_id, b.meta.source_id):
+                parent[find(a.id)] = find(b.id)
+    for r in log:
+        d, k = by_id[r.dropped_id], by_id[r.kept_id]
+        assert find(d.id) == find(k.id), (r.reason, d.meta.extra, k.meta.extra)
+        assert "local" not in r.reason

@@ -139,3 +139,21 @@ def test_text_quality_from_a_runs_storage_matches_the_chunks(tmp_path):
     assert stored.unclosed_fence_chunks == direct.unclosed_fence_chunks != {}
     assert stored.running_lines == {"bulletin.txt": 6}
     assert any("running headers/footers" in line and "6 lines" in line for line in stored.lines())
+
+
+def test_left_out_messages_are_grouped_by_reason_with_counts_and_examples(tmp_path):
+    """Trial defect 2: the summary said only "18 left out". Every left-out reason is a line with its count and
+    examples (``file#conversation ... message ...``), and a quarantined JSON Lines line is listed as a line, not
+    counted as a message."""
+    conv = lambda i: json.dumps({"id": f"c{i}", "messages": [
+        {"role": "system", "content": "route to desk"}, {"role": "user", "content": f"Where is room {i}?"},
+        {"role": "assistant", "content": ""}, {"role": "agent", "content": f"Room {i} is on the first floor."}]})
+    (tmp_path / "raw" / "conversation").mkdir(parents=True)
+    (tmp_path / "raw" / "conversation" / "log.jsonl").write_text("# a comment\n" + "\n".join(conv(i) for i in range(4)))
+    _, s = _summary(tmp_path)
+    lines = s.lines()
+    assert "messages: 16 read = 8 chunked + 8 left out + 0 quarantined" in lines
+    i = lines.index("left out messages (8):")
+    assert lines[i + 1].startswith("  4 × empty message (e.g. ") and "log.jsonl#conversation c0 message msg-2" in lines[i + 1]
+    assert lines[i + 2].startswith("  4 × role 'system' left out") and "(1 more)" in lines[i + 2]
+    assert "quarantined lines (1 record):" in lines

@@ -397,3 +397,59 @@ def test_real_claude_export_questions_share_the_chunk_of_their_answer():
         same = [c for c in chunks if c.meta.source_id == sec.meta["source_id"]
                 and c.meta.message_index == sec.meta["message_index"]]
         assert sum(len(c.text) for c in same) > len(q_text.strip())  # the answer's text follows in the same section
+
+
+@pytest.mark.parametrize("answering", ["agent", "Agent", "support", "chatbot", "human-agent", "operator"])
+def test_answering_roles_of_service_chats_are_chunked(answering):
+    """Trial defect 2: a sales chat's ``agent`` turns (romeuow/conversation-grader) were left out as an unknown role;
+    the answering side of a customer-service log is chunked like ``assistant``, and a short customer question
+    opens the answer's chunk."""
+    raw = "\n".join(json.dumps({"id": f"c{i}", "messages": [
+        {"role": "customer", "text": "Do you open on Sundays?"},
+        {"role": answering, "text": "Yes, the reading room opens on Sundays from 12:00 to 17:00 for members."},
+        {"role": "system", "text": "internal routing note"}]}) for i in range(2))
+    doc, problems = parse_conversations(raw, doc_id="s", source_path="s.jsonl", lang="en",
+                                        cfg=ConversationSourceConfig())
+    assert problems == [] and doc.meta["messages_chunked"] == 4 and doc.meta["messages_left_out"] == 2
+    assert [s.meta["extra"]["senders"] for s in doc.sections] == [f"customer, {answering}"] * 2
+    assert doc.meta["left_out_reasons"] == [{
+        "reason": "role 'system' left out (not an asking or answering role; sources.conversation.keep_roles keeps it)",
+        "key": "role '…' left out (not an asking or answering role; sources.conversation.keep_roles keeps it)",
+        "count": 2, "examples": ["conversation c0 message msg-2", "conversation c1 message msg-2"]}]
+
+
+def test_a_bad_jsonl_line_is_quarantined_alone_and_the_rest_is_chunked(tmp_path):
+    """Trial defect 3: a ``# comment`` first line of a JSON Lines export quarantined the whole file ("invalid JSON at
+    line 1 column 1"), losing all 10 conversations. Only that line is quarantined (``file#line N``); a truncated
+    line too; the other conversations are chunked and their spans still point into the raw file."""
+    conv = lambda i: json.dumps({"id": f"c{i}", "messages": [{"role": "user", "text": f"Question {i} about the archive?"},
+                                                              {"role": "bot", "text": f"Answer {i}: ask at the desk."}]})
+    text = "# Made-up conversations, one per line.\n" + conv(0) + "\n" + conv(1)[:30] + "\n" + conv(2) + "\n"
+    path = tmp_path / "log.jsonl"
+    path.write_text(text, encoding="utf-8")
+    out = parse_source(load_source(path), load_chunking_config())
+    assert out.doc is not None and out.doc.meta["conversations"] == 2
+    assert sorted((q.path, q.reason) for q in out.quarantined) == [
+        (f"{path}#line 1", "JSON Lines line is not JSON (a comment line)"),
+        (f"{path}#line 3", "JSON Lines line is not JSON (invalid JSON at column 28: Unterminated string starting at)")]
+    chunks = chunk_documents([out.doc], load_chunking_config())
+    assert {c.meta.conversation_id for c in chunks} == {"c0", "c2"}
+    for c in chunks:
+        assert "Question" in text[c.spans.char_start:c.spans.char_end]
+    # a file that is mostly not JSON Lines stays one parse error (a broken pretty-printed JSON file)
+    with pytest.raises(ParseError):
+        parse_conversations('{\n  "id": "x",\n  "messages": [\n' + conv(0) + "\n", doc_id="p", source_path="p.json",
+                            lang="en", cfg=ALL)
+
+
+def test_real_trial_exports_keep_agent_turns_and_survive_a_comment_line():
+    """The trial's saved exports (when present on this machine): the agent turns of the sales chat are chunked and
+    the comment line of the support-bot log costs that line only."""
+    trial = Path("/tmp/trial/files/chat")
+    if not trial.exists():
+        pytest.skip("trial files not on this machine")
+    cfg = load_chunking_config()
+    sales = parse_source(load_source(trial / "romeuow_conversation-grader_conversations.jsonl"), cfg).doc
+    assert sales.meta["messages_left_out"] == 0 and sales.meta["messages_chunked"] == sales.meta["messages"]
+    out = parse_source(load_source(trial / "innerluxes_chat-log-review_conversations.jsonl"), cfg)
+    assert out.doc.meta["conversations"] == 10 and [q.path.rsplit("#", 1)[1] for q in out.quarantined] == ["line 1"]

@@ -339,3 +339,36 @@ def test_shared_schema_modules_without_classes_are_skipped_not_quarantined(share
         assert out.doc is None and out.quarantined == [], f
         assert out.skipped == [f"{f}: LinkML schema, not instance data (schema header: id / prefixes / imports, no "
                                "classes or slots)"]
+
+
+def test_a_sibling_schema_of_another_project_is_not_used_and_no_schema_is_said_once(tmp_path):
+    """Trial defect 11: Person and Animal examples saved beside a toy ``organization`` schema were validated against
+    it (they share id, name and age_in_years over two classes) and got "primary_email/pets: not a slot of
+    organization". A sibling schema is used only when one of its classes holds most of each entity's keys; else
+    the file is not validated and the summary says so once per file; a fitting sibling schema is still used."""
+    from heritage_pipeline.core.config import load_chunking_config
+    from heritage_pipeline.sources.accounting import parsed_file, summarize_inputs
+    from heritage_pipeline.sources.discovery import load_source
+    from heritage_pipeline.sources.dispatch import parse_source
+
+    (tmp_path / "organization.yaml").write_text(
+        "id: http://example.org/org\nname: organization\nimports: [linkml:types]\ndefault_range: string\n"
+        "classes:\n  organization:\n    slots: [id, name, has_boss]\n"
+        "  employee:\n    slots: [id, first_name, age_in_years]\n"
+        "slots:\n  id: {identifier: true}\n  name: {}\n  has_boss: {}\n  first_name: {}\n"
+        "  age_in_years: {range: integer}\n", encoding="utf-8")
+    (tmp_path / "person.yaml").write_text("id: P:001\nname: fred bloggs\nprimary_email: fred@example.com\n"
+                                          "age_in_years: 33\npets: [animal:001]\n", encoding="utf-8")
+    (tmp_path / "staff.yaml").write_text("- id: E:1\n  first_name: Anna\n  age_in_years: 40\n", encoding="utf-8")
+    cfg = load_chunking_config()
+    person = parse_source(load_source(tmp_path / "person.yaml"), cfg).doc
+    assert person.meta["linkml_schema"] is None and person.meta["entities_invalid"] == 0
+    assert person.sections[0].meta["extra"]["linkml_validation"] == "no schema"
+    staff = parse_source(load_source(tmp_path / "staff.yaml"), cfg).doc
+    assert staff.meta["linkml_schema"].endswith("organization.yaml")
+    assert staff.sections[0].meta["extra"]["linkml_class"] == "employee"
+    s = summarize_inputs({str(tmp_path / "person.yaml"): ("ok", ""), str(tmp_path / "staff.yaml"): ("ok", "")},
+                         [parsed_file(person), parsed_file(staff)], [])
+    assert [line for line in s.lines() if line.startswith("LinkML files not validated")] == [
+        f"LinkML files not validated: 1 × no schema names or fits the file (meta.extra.linkml_validation) "
+        f"(e.g. {tmp_path / 'person.yaml'})"]

@@ -342,3 +342,25 @@ def test_front_matter_loader_reads_every_real_front_matter_like_safe_load(shared
         assert _safe_load(source) == _reference_load(source), p
         n += 1
     assert n >= 50  # (84 files with front matter in ../shared/data when this was written)
+
+
+def test_inline_kramdown_attribute_lists_stay_in_text_and_out_of_the_embedded_text(tmp_path):
+    """Trial defect 14 (rism.info help.de.md): ``[RISM Online](https://rism.online){:blank}`` after a link and a
+    ``{: .class}`` list. SPEC §3: the chunk text is the raw slice, so they stay in ``text``; they are excluded
+    ranges, so the embedded text has neither (already so: the check on the trial's file found them excluded)."""
+    from heritage_pipeline.core.config import load_chunking_config
+    from heritage_pipeline.sources.discovery import load_source
+    from heritage_pipeline.sources.dispatch import parse_source
+    from heritage_pipeline.stages import chunk_documents
+
+    md = tmp_path / "help.md"
+    md.write_text("# Sigel-Suche\n\nDie Suche nutzt die API von [RISM Online](https://rism.online){:blank}. Weitere "
+                  "Informationen in der [Dokumentation](https://rism.online/docs/){: .external} zu dieser API.\n",
+                  encoding="utf-8")
+    cfg = load_chunking_config()
+    chunks = chunk_documents([parse_source(load_source(md), cfg).doc], cfg)
+    assert len(chunks) == 1
+    c = chunks[0]
+    assert "{:blank}" in c.text and "{: .external}" in c.text
+    emb = c.embedding_text()
+    assert "{:" not in emb and "[RISM Online](https://rism.online)." in emb
