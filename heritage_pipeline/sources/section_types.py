@@ -601,9 +601,7 @@ def classify_sections(sections: Sequence[tuple[Sequence[str], str]], *, min_conf
                                                                         page=page, page_is_news=page_is_news)]
     if page == "article":
         return [(("news" if page_is_news else "other"), 1.0) for _ in sections]
-    evidence = [body_evidence(t) for _, t in sections]
-    discount = document_discount(evidence)
-    all_scores = [section_scores(list(a), t, evidence=ev, discount=discount) for (a, t), ev in zip(sections, evidence)]
+    all_scores = _page_section_scores(sections)
     if page == "documentation":
         return [_documentation_section(sc) for sc in all_scores]
     zs = zero_shot_model(zero_shot).probabilities(sections)
@@ -617,6 +615,14 @@ def classify_sections(sections: Sequence[tuple[Sequence[str], str]], *, min_conf
         else:
             out.append((best, round(conf, 4)))
     return _inherit(sections, all_scores, out)
+
+
+def _page_section_scores(sections: Sequence[tuple[Sequence[str], str]]) -> list:
+    """:func:`section_scores` of every section of one page, the body evidence every section shares discounted
+    (:func:`document_discount`)."""
+    evidence = [body_evidence(t) for _, t in sections]
+    discount = document_discount(evidence)
+    return [section_scores(list(a), t, evidence=ev, discount=discount) for (a, t), ev in zip(sections, evidence)]
 
 
 def raw_rule_decisions(sections: Sequence[tuple[Sequence[str], str]], *, min_confidence: float = 0.0,
@@ -633,9 +639,7 @@ def raw_rule_decisions(sections: Sequence[tuple[Sequence[str], str]], *, min_con
     """
     if page == "article":
         return [(("news" if page_is_news else "other"), 1.0) for _ in sections]
-    evidence = [body_evidence(t) for _, t in sections]
-    discount = document_discount(evidence)
-    all_scores = [section_scores(list(a), t, evidence=ev, discount=discount) for (a, t), ev in zip(sections, evidence)]
+    all_scores = _page_section_scores(sections)
     if page == "documentation":
         return [_documentation_section(sc) for sc in all_scores]
     return _inherit(sections, all_scores, [_decide_rules(sc, min_confidence) for sc in all_scores])
