@@ -398,12 +398,7 @@ def registry_type_default(codes: list[str | None], configured: str | None, agree
     if configured:
         return configured, "configured"
     typed = [c for c in codes if c]
-    if len(typed) < 3:
-        return None, "none"
-    code, n = Counter(typed).most_common(1)[0]
-    if n / len(typed) >= agreement:
-        return code, f"inferred ({n / len(typed):.3f} of {len(typed)} typed rows)"
-    return None, "none"
+    return _agreed_code(typed, len(typed), agreement, "typed rows")
 
 
 # USPS codes of the 50 states, DC and the inhabited territories (the ISO 3166-2:US subdivision codes). Written out
@@ -444,12 +439,17 @@ def registry_country_default(codes: list[str | None], agreement: float = 0.9) ->
     Returns:
         (alpha-2 code or None, ``inferred (<share> of <n> rows)`` | ``none``).
     """
-    known = [c for c in codes if c]
+    return _agreed_code([c for c in codes if c], len(codes), agreement, "rows")
+
+
+def _agreed_code(known: list[str], total: int, agreement: float, unit: str) -> tuple[str | None, str]:
+    """The most common of ``known`` codes (at least 3 of them) when its share of ``total`` reaches ``agreement``
+    (0-1), with the reason ``inferred (<share> of <total> <unit>)``; ``(None, "none")`` otherwise."""
     if len(known) < 3:
         return None, "none"
     code, n = Counter(known).most_common(1)[0]
-    if n / len(codes) >= agreement:
-        return code, f"inferred ({n / len(codes):.3f} of {len(codes)} rows)"
+    if n / total >= agreement:
+        return code, f"inferred ({n / total:.3f} of {total} {unit})"
     return None, "none"
 
 
