@@ -119,6 +119,7 @@ def _run(args: argparse.Namespace, pcfg, out: Path, verbose: int) -> tuple:
     run_job = _job_runner(spec, defs, instance)
     failures: list[str] = []
     reuse: dict[str, tuple[int, int]] = {}  # partition -> (assets reused, assets materialised)
+    parsed_here: dict[str, tuple[int, int]] = {}  # partition -> parse_job's (reused, materialised) in this run
     # the gazetteer (an asset upstream of every partition's enriched_chunks) is built from the parsed registry and
     # LinkML partitions: those are parsed first, then the gazetteer, then every partition runs whole (reusing them)
     from heritage_pipeline.enrich.gazetteer import GAZETTEER_SOURCE_TYPES
@@ -128,6 +129,8 @@ def _run(args: argparse.Namespace, pcfg, out: Path, verbose: int) -> tuple:
             outcome = _attempt(run_job, "parse_job", (st, lang))
             if isinstance(outcome, str):
                 failures.append(f"{partition_key_str(st, lang)} (parse): {outcome}")
+            else:
+                parsed_here[partition_key_str(st, lang)] = _reuse_counts(outcome)
         outcome = _attempt(run_job, "gazetteer_job", None)
         if isinstance(outcome, str):
             failures.append(f"gazetteer: {outcome}")
@@ -143,7 +146,7 @@ def _run(args: argparse.Namespace, pcfg, out: Path, verbose: int) -> tuple:
         if isinstance(outcome, str):
             failures.append(f"{key}: {outcome}")
         else:
-            reuse[key] = _reuse_counts(outcome)
+            reuse[key] = reuse_in_this_run(_reuse_counts(outcome), parsed_here.get(key))
         advance(label, i, len(partitions), key)
     finals: dict[str, dict] = {}
     with phase("index and ablation report (index_job)"):
@@ -178,6 +181,24 @@ def _materialized_metadata(events) -> dict[str, dict]:
         mat = ev.event_specific_data.materialization
         out[mat.asset_key.to_user_string()] = {k: plain(v) for k, v in mat.metadata.items()}
     return out
+
+
+def reuse_in_this_run(ingest: tuple[int, int], parse: tuple[int, int] | None) -> tuple[int, int]:
+    """A partition's (assets reused, assets materialised) for the summary, counting what parse_job computed earlier
+    in the same run as computed: ingest_job then reuses those assets (raw_sources, parsed_sections), and a cold run
+    of a registry said "4 of 6 recomputed" although nothing was stored before it.
+
+    Args:
+        ingest: ingest_job's (reused, materialised) for the partition.
+        parse: parse_job's (reused, materialised) in this run, or None when parse_job did not run for it.
+
+    Returns:
+        (reused, materialised) with the assets parse_job recomputed no longer counted as reused.
+    """
+    if parse is None:
+        return ingest
+    reused, materialised = ingest
+    return max(0, reused - (parse[1] - parse[0])), materialised
 
 
 def _reuse_counts(meta: dict[str, dict]) -> tuple[int, int]:

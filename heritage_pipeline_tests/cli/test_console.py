@@ -89,6 +89,18 @@ def test_quiet_output_sends_warnings_logging_and_fd2_to_the_log(tmp_path, captur
 def test_reuse_labels_and_recommendation_lines_name_hybrid_once():
     assert reuse_label(6, 6) == "reused" and reuse_label(0, 6) == "recomputed"
     assert reuse_label(2, 6) == "4 of 6 recomputed" and reuse_label(0, 0) == "-"
+
+
+def test_assets_parse_job_computed_in_the_same_run_count_as_recomputed():
+    """A cold run parses registries first (parse_job: raw_sources, parsed_sections), then ingest_job reuses those two:
+    the partition was recomputed, not "4 of 6 recomputed"; an unchanged re-run stays "reused", a changed
+    enrichment config with unchanged files stays partial."""
+    from heritage_pipeline.cli.run import reuse_in_this_run
+
+    assert reuse_label(*reuse_in_this_run((2, 6), (0, 2))) == "recomputed"  # cold run
+    assert reuse_label(*reuse_in_this_run((6, 6), (2, 2))) == "reused"  # nothing changed
+    assert reuse_label(*reuse_in_this_run((4, 6), (2, 2))) == "2 of 6 recomputed"  # only enrichment re-ran
+    assert reuse_in_this_run((3, 6), None) == (3, 6)  # a partition parse_job did not run for
     recs = {"fr": {"mode": "hybrid", "size_tokens": 600, "overlap_ratio": 0.15, "retriever": "hybrid",
                    "ndcg@10": 0.9576, "hit@5": 0.9833},
             "en": {"mode": "sliding", "size_tokens": 400, "overlap_ratio": 0.2, "retriever": "bm25",
