@@ -552,9 +552,3 @@ def _map_row(header: list[str], row: list[str], columns: dict[str, str], *,
             target[key] = value
     return slots, extra
 
-
-def registry_columns(doc: ParsedDocument) -> dict[str, Any]:
-    """Registry-level facts for run metadata (mapping used and how it was found, delimiter, header)."""
-    return {k: doc.meta.get(k) for k in ("registry_type", "delimiter", "columns", "column_mapping", "headerless",
-                                         "data_tier", "custodian_type_default", "country_code_default",
-                                         "columns_out_of_text")}
