@@ -65,7 +65,7 @@ def source_caps(config) -> dict[str, int]:
 
 def over_max(chunks: list[Chunk], caps: Mapping[str, int], count: Callable[[str], int]) -> list[tuple[str, int, int]]:
     """Chunks whose embedded text is over their source type's cap, recounted (the stored ``len_tokens`` is not
-    trusted).
+    trusted); a text of no more UTF-8 bytes than the cap is under it without counting (a token is at least a byte).
 
     Args:
         chunks: the chunks to check.
@@ -80,7 +80,13 @@ def over_max(chunks: list[Chunk], caps: Mapping[str, int], count: Callable[[str]
     out = []
     for c in chunks:
         cap = caps.get(c.meta.source_type, caps["*"])
-        n = count(c.embedding_text())
+        text = c.embedding_text()
+        # cl100k is a byte-level BPE: every token covers at least one UTF-8 byte, so a text of at most ``cap`` bytes
+        # (at most cap // 4 characters, 4 bytes each at most) cannot be over the cap: no recount needed (a registry
+        # row of 100 bytes against a cap of hundreds of tokens). Longer texts are recounted.
+        if len(text) <= cap // 4 or len(text.encode("utf-8")) <= cap:
+            continue
+        n = count(text)
         if n > cap and not c.quality.atomic_oversize:
             out.append((c.id, n, cap))
     return out

@@ -189,6 +189,8 @@ def tables_in_chunk(text: str, context_prefix: str = "") -> list[ParsedTable]:
     lead = _continued_table_head(text, context_prefix)
     if lead is not None:
         text = lead + text
+    if "|" not in text and "<" not in text:  # no pipe row, no HTML tag: no table (skips the block scan of a registry row)
+        return out
     for b in scan_blocks(text):
         body = text[b.start : b.end]
         if b.kind == "table":
