@@ -531,9 +531,11 @@ def embedded_chunks(context: dg.AssetExecutionContext, settings: SettingsResourc
         if cache:
             cache.close()
     hit_rate = stats["cache_hits"] / len(items) if items else 0.0
+    # the chunk objects go to lancedb_index of the same process (core/handoff.py): no second decode of the table
     return step.output(chunks_to_table(items, vecs), {
         "dagster/row_count": len(items), "embedded_now": stats["embedded_now"], "cache_hit_rate": round(hit_rate, 3),
-        "multi_window_chunks": stats["multi_window_chunks"], "dim": stats["dim"], "model": stats["model"]})
+        "multi_window_chunks": stats["multi_window_chunks"], "dim": stats["dim"], "model": stats["model"]},
+        chunks=items)
 
 
 # lancedb_index runs (through the automation sensor) when the data version of an embedded_chunks partition changed,

@@ -23,7 +23,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from heritage_pipeline.core.models import QuarantineRecord, table_to_chunks, table_vector_array
+from heritage_pipeline.core.handoff import HANDOFF
+from heritage_pipeline.core.models import QuarantineRecord, table_vector_array
 from heritage_pipeline.core.storage import OutputLayout
 from heritage_pipeline.incremental.versions import (digest, is_current, read_table, stored_versions,
     write_version_marker)
@@ -105,8 +106,8 @@ def sync_index(uri: str, table: str, current: dict[str, Path], code_version: str
         decoded: dict[str, list] = {}  # partition -> its chunks, decoded once for the index rows and chunks.jsonl
 
         def chunks_of(k: str) -> list:
-            if k not in decoded:
-                decoded[k] = table_to_chunks(tables[k])
+            if k not in decoded:  # the objects embedded_chunks wrote this table from, when this process holds them
+                decoded[k] = HANDOFF.take(tables[k])
             return decoded[k]
 
         if changed or removed:
