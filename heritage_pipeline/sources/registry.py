@@ -32,8 +32,9 @@ least ``defaults.type_agreement`` of the typed rows share); type values that nam
 address (:func:`postal_country`: a US ZIP code with a USPS state code, a postcode format of one country), never a
 place name; rows without any take the registry's country when at least ``defaults.country_agreement`` of all rows
 show it (:func:`registry_country_default`). A row's anchor (its entity) is its name; a row without a name has none.
-Ragged rows (a field count other than the header's) keep the cells they have, placed by position (missing cells
-are empty, surplus cells become ``column_<n>``); a cell of a patterned slot (ISIL, URL, e-mail...) failing its
+Ragged rows (surplus cells with values, or fewer cells than the header with one failing its column's pattern; trailing
+empty fields left out are an export habit, not ragged: :func:`_ragged`) keep the cells they have, placed by position
+(missing cells are empty, surplus cells become ``column_<n>``); a cell of a patterned slot (ISIL, URL, e-mail...) failing its
 check there stays under its column name; the cells not placed in a slot are shown in the row's text too, so text
 and ``meta.extra`` hold the same values, and one warning per file names the line
 numbers (grouped ranges, :func:`ragged_summary`: ``doc.meta["ragged_rows"]``, the log and the run summary). A row the reader
@@ -293,7 +294,7 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
             problems.append((f"row {row_no} (line {text.count(chr(10), 0, start) + 1})",
                              f"not a {ident_slot} in a list of identifiers: {row[0].strip()[:60]!r}"))
             continue
-        ragged = _ragged(row, len(header))
+        ragged = _ragged(row, header, columns)
         if ragged:
             ragged_lines.append((start, len(row)))  # (offsets; line numbers counted once at the end)
         slots, extra = _map_row(header, row, columns, ragged=ragged)
@@ -497,10 +498,32 @@ def _pick_mapping(header: list[str], mappings: dict[str, RegistryMapping]) -> tu
     return "unmapped", None
 
 
-def _ragged(row: list[str], n_header: int) -> bool:
-    """A row whose field count differs from the header's: fewer fields, or surplus fields that hold a value (a
-    trailing empty field, ``a,b,c,``, is an export habit, not a shifted row)."""
-    return len(row) < n_header or any(c.strip() for c in row[n_header:])
+def _ragged(row: list[str], header: list[str], columns: dict[str, str]) -> bool:
+    """A row whose cells do not line up with the header: surplus fields that hold a value, or fewer fields with a
+    cell that fails the pattern of its column's slot (an ISIL column holding a place: the cells shifted).
+
+    Trailing empty fields left out (``a,b`` under ``name,place,isil``; Wikidata's TSV export omits them) or added
+    (``a,b,c,``) are export habits, not shifted rows: the cells present are where the header says.
+
+    Args:
+        row: the row's cells.
+        header: the header's column names.
+        columns: column name -> slot (the file's mapping).
+
+    Returns:
+        Whether the row is ragged (warned, and its patterned cells checked by :func:`_map_row`).
+    """
+    n_header = len(header)
+    if any(c.strip() for c in row[n_header:]):
+        return True
+    if len(row) >= n_header:
+        return False
+    for i, cell in enumerate(row):
+        slot = columns.get(header[i])
+        value = cell.strip()
+        if value and slot in _PATTERNED_SLOTS and not VALUE_CHECKS[slot](_LINE_END.sub(" ", value)):
+            return True
+    return False
 
 
 def ragged_summary(lines: list[tuple[int, int]], n_header: int) -> dict[str, Any]:
