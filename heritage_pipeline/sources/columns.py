@@ -333,6 +333,43 @@ COUNTRY_SHORT_FORMS = {"uk": "GB", "u.k.": "GB", "great britain": "GB", "england
                        "holland": "NL"}
 
 
+# The 16 German federal states (Länder): ISO 3166-2:DE codes (with and without the ``DE-`` prefix), German and
+# English names, and the usual short forms. A German file's "Land" column often holds them, and BY, BE, SN, TH, ST,
+# SH, NI, SL are also ISO 3166 country codes (Belarus, Belgium, Senegal...): a column of these values is a region,
+# not a country. (Written out here: Babel, the territory-name library in use, has no subdivisions, and a library
+# for 16 stable names is not worth a dependency.)
+_GERMAN_STATE_CODES = ("BW", "BY", "BE", "BB", "HB", "HH", "HE", "MV", "NI", "NW", "RP", "SL", "SN", "ST", "SH", "TH")
+_GERMAN_STATE_NAMES = (
+    "Baden-Württemberg", "Bayern", "Bavaria", "Freistaat Bayern", "Berlin", "Brandenburg", "Bremen",
+    "Freie Hansestadt Bremen", "Hamburg", "Freie und Hansestadt Hamburg", "Hessen", "Hesse", "Mecklenburg-Vorpommern",
+    "Mecklenburg-Western Pomerania", "Niedersachsen", "Lower Saxony", "Nordrhein-Westfalen", "NRW",
+    "North Rhine-Westphalia", "Rheinland-Pfalz", "Rhineland-Palatinate", "Saarland", "Sachsen", "Saxony",
+    "Freistaat Sachsen", "Sachsen-Anhalt", "Saxony-Anhalt", "Schleswig-Holstein", "Thüringen", "Thuringia",
+    "Freistaat Thüringen")
+
+
+def _state_key(v: str) -> str:
+    return re.sub(r"[\s\-]+", " ", v.strip().casefold().replace("ß", "ss")).strip()
+
+
+GERMAN_STATES = frozenset(_state_key(unicodedata.normalize("NFKD", n).encode("ascii", "ignore").decode()) for n in
+                          _GERMAN_STATE_NAMES + _GERMAN_STATE_CODES + tuple(f"DE-{c}" for c in _GERMAN_STATE_CODES))
+
+
+def is_german_state(value: str) -> bool:
+    """Whether ``value`` names a German federal state (:data:`GERMAN_STATES`: ISO 3166-2:DE code with or without
+    ``DE-``, German or English name; case, accents, hyphens and spaces ignored).
+
+    Args:
+        value: a cell value.
+
+    Returns:
+        True for ``BY``, ``de-by``, ``Bayern``, ``Thüringen``, ``Nordrhein Westfalen``; False otherwise.
+    """
+    folded = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
+    return _state_key(folded) in GERMAN_STATES
+
+
 # ------------------------------------------------------------------------------------------------ headers
 def _fold(s: str) -> str:
     d = unicodedata.normalize("NFKD", s)
@@ -488,6 +525,9 @@ def infer_mapping(header: list[str], rows: list[list[str]], *, headerless: bool 
             continue
         if not headerless:
             for slot, score, rule in header_candidates(h):
+                if slot == "country" and (state_share := _share(vals, is_german_state)) >= VALUES_ONLY_SHARE:
+                    # "Land" in a German file: federal states (BY is Bavaria here, not Belarus) -> region
+                    slot, rule = "region", f"{rule}; values are German federal states ({state_share:.0%})"
                 share = _share(vals, VALUE_CHECKS[slot])
                 if share >= CONFIRM_SHARE:
                     cands.append((score, share, i, slot, rule))

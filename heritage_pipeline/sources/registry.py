@@ -49,7 +49,7 @@ import fnmatch
 import logging
 import re
 from collections import Counter
-from pathlib import Path
+from pathlib import Path, PurePath
 from dataclasses import asdict
 from typing import Any
 
@@ -339,7 +339,8 @@ def parse_registry(text: str, *, doc_id: str, source_path: str, lang: str,
             )
         )
     default, default_source = registry_type_default(
-        [s.meta["custodian_type"] for s in sections], type_default, settings.defaults.type_agreement)
+        [s.meta["custodian_type"] for s in sections], type_default, settings.defaults.type_agreement,
+        file_name=PurePath(source_path).name)
     if default:
         for sec in sections:
             # the default is for rows without a type of their own: a row whose type column says something the type
@@ -389,17 +390,35 @@ def record_text(slots: dict[str, str]) -> str:
     return "\n".join(f"{slot}: {slots[slot]}" for slot in sorted(slots, key=slot_sort_key) if slot not in CODE_SLOTS)
 
 
-def registry_type_default(codes: list[str | None], configured: str | None, agreement: float = 0.9) -> tuple[str | None, str]:
+def registry_type_default(codes: list[str | None], configured: str | None, agreement: float = 0.9, *,
+                          file_name: str = "") -> tuple[str | None, str]:
     """The custodian type for rows without one: the configured default, else the type that at least ``agreement``
-    (0-1) of the typed rows share (at least 3 typed rows); ``(None, "none")`` otherwise.
+    (0-1) of the typed rows share (at least 3 typed rows), else the type word of the file's name (``museums.csv``,
+    ``Museen_Berlin.tsv``, ``bibliotheken.csv``: what a data team names a list of one kind) when it is also the
+    most common type of the typed rows, or no row is typed; ``(None, "none")`` otherwise. A place name is never a type word (:func:`type_code`).
+
+    Args:
+        codes: each row's own custodian type code (None for untyped rows).
+        configured: the configured default of the file's mapping entry, or None.
+        agreement: share (0-1) of typed rows that must agree for an inferred default.
+        file_name: the file's name (its stem's words are read; the extension is not).
 
     Returns:
-        (type code or None, where it came from: ``configured`` | ``inferred (<share> of <n> typed rows)`` | ``none``).
+        (type code or None, where it came from: ``configured`` | ``inferred (<share> of <n> typed rows)`` |
+        ``file name (<name>)`` | ``none``).
     """
     if configured:
         return configured, "configured"
     typed = [c for c in codes if c]
-    return _agreed_code(typed, len(typed), agreement, "typed rows")
+    code, source = _agreed_code(typed, len(typed), agreement, "typed rows")
+    if code:
+        return code, source
+    stem = PurePath(file_name).stem if file_name else ""
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", re.sub(r"[_\-.+]+", " ", stem))
+    named = type_code(words) if words.strip() else None
+    if named and (not typed or Counter(typed).most_common(1)[0][0] == named):
+        return named, f"file name ({file_name})"
+    return None, "none"
 
 
 # USPS codes of the 50 states, DC and the inhabited territories (the ISO 3166-2:US subdivision codes). Written out
