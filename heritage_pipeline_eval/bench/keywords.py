@@ -155,6 +155,11 @@ def main() -> None:
                                        ensure_ascii=False) + "\n")
         print(f"wrote {args.write_missing}: the unjudged phrases, sorted alphabetically (method not shown)")
     rel = {i: set(judged[i]["relevant"]) for i in judged}
+    a = agreement(list(judged.values()))
+    if a:
+        print(f"inter-judge agreement on {a['n']} phrases judged twice in {a['chunks']} chunks: raw {a['raw']:.3f}, "
+              f"Cohen's kappa {a['kappa']:.3f} (both relevant {a['both']}, only first judge {a['first']}, "
+              f"only second judge {a['second']}, neither {a['neither']})")
     for split in ("tune", "heldout", "all"):
         sel = [(it, o, k) for it, o, k in full if split == "all" or it["split"] == split]
         if not sel:
@@ -171,6 +176,38 @@ def main() -> None:
             print(f"{split:8s} {lg:3s} n={len(sub):3d}  P@6 KeyBERT {pk.mean():.3f} ours {po.mean():.3f} "
                   f"diff {po.mean() - pk.mean():+.3f} [95% bootstrap {lo:+.3f}, {hi:+.3f}]  "
                   f"sign test {wins}+/{losses}- p={p_sign:.3g}  nDCG@6 KeyBERT {nk:.3f} ours {no:.3f}")
+
+
+def agreement(rows: list[dict]) -> dict | None:
+    """Raw agreement and Cohen's kappa between the first judge of each row's ``judgements`` and each later judge, on
+    the phrases both judged.
+
+    Args:
+        rows: judged-set rows; a row judged by one judge only (no ``judgements`` or one entry) is skipped.
+
+    Returns:
+        ``{n, chunks, raw, kappa, both, first, second, neither}``, or None when no phrase was judged twice.
+    """
+    both = first = second = neither = chunks = 0
+    for r in rows:
+        js = r.get("judgements", [])
+        if len(js) < 2:
+            continue
+        pairs = [(p, js[0], j) for j in js[1:] for p in set(js[0]["candidates"]) & set(j["candidates"])]
+        chunks += bool(pairs)
+        for p, j0, j in pairs:
+            a, b = p in j0["relevant"], p in j["relevant"]
+            both += a and b
+            first += a and not b
+            second += b and not a
+            neither += not a and not b
+    n = both + first + second + neither
+    if not n:
+        return None
+    raw = (both + neither) / n
+    pe = ((both + first) * (both + second) + (second + neither) * (first + neither)) / n**2
+    return {"n": n, "chunks": chunks, "raw": raw, "kappa": (raw - pe) / (1 - pe) if pe < 1 else 1.0,
+            "both": both, "first": first, "second": second, "neither": neither}
 
 
 def ndcg(ours: list[str], relevant: set[str], k: int = 6) -> float:

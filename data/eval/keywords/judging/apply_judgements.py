@@ -46,6 +46,15 @@ def main() -> None:
         j["relevant"] = sorted(set(j["relevant"]) | set(rel))
         r["candidates"] = sorted(set(r["candidates"]) | set(m["to_judge"]))
         r["relevant"] = sorted(set(r["relevant"]) | set(rel))
+    rej_file = HERE / "helper_2026-12-03_rejudge.py"
+    for cid, (cands, rel) in runpy.run_path(str(rej_file))["REJ"].items():
+        r = by_id[cid]
+        if "judgements" not in r:
+            r["judgements"] = [{"judged_by": r.pop("judged_by") + " (the method's author, 2026-12-02)",
+                                "candidates": list(r["candidates"]), "relevant": list(r["relevant"])}]
+        r["judgements"] = [j for j in r["judgements"] if j["judged_by"] != BY + " (blind re-judgement)"]
+        r["judgements"].append({"judged_by": BY + " (blind re-judgement)", "candidates": sorted(cands),
+                                "relevant": sorted(rel)})
     JUDGED.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(f"merged {len(dec)} chunks' judgements into {JUDGED}")
 
