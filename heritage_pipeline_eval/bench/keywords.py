@@ -22,6 +22,7 @@ Usage: python -m heritage_pipeline_eval.bench.keywords [--n 25] [--write-judging
 from __future__ import annotations
 
 import argparse
+import math
 import hashlib
 import json
 import tempfile
@@ -80,6 +81,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=25, help="chunks per language (nl, en, fr, de)")
     ap.add_argument("--min-chars", type=int, default=300)
     ap.add_argument("--write-judging", action="store_true", help=f"write {JUDGED} with empty judgements")
+    ap.add_argument("--write-missing", type=Path, help="write the proposed phrases not yet judged (jsonl) there")
     args = ap.parse_args()
 
     from heritage_pipeline.core.config import load_pipeline_config
@@ -134,26 +136,116 @@ def main() -> None:
         return
     judged = {r["id"]: r for r in map(json.loads, JUDGED.read_text(encoding="utf-8").splitlines())}
     rows = [(it, o, k) for it, o, k in zip(items, ours, kb) if it["id"] in judged]
-    unjudged = sum(1 for it, o, k in rows for p in set(o) | set(k) if p not in judged[it["id"]]["candidates"])
-    print(f"hand-judged: {len(rows)} of {len(items)} chunks in the judged set; {unjudged} proposed phrases not judged "
-          "(counted as not relevant)")
+    missing = {it["id"]: sorted(p for p in set(o) | set(k) if p not in judged[it["id"]]["candidates"])
+               for it, o, k in rows}
+    full = [(it, o, k) for it, o, k in rows if not missing[it["id"]]]
+    print(f"hand-judged: {len(rows)} of {len(items)} chunks in the judged set; "
+          f"{sum(map(len, missing.values()))} proposed phrases not judged in {sum(1 for m in missing.values() if m)} "
+          f"chunks; fully judged (every top-6 phrase of both methods judged): {len(full)} chunks, "
+          + ", ".join(f"{lg} {sum(1 for it, _, _ in full if it['lang'] == lg)}" for lg in LANGS))
+    if args.write_missing:
+        # chunks of the sample with a phrase not judged, and chunks not in the set at all (their ids changed with
+        # the chunker since the set was judged)
+        with open(args.write_missing, "w", encoding="utf-8") as f:
+            for it, o, k in zip(items, ours, kb):
+                todo = missing[it["id"]] if it["id"] in judged else sorted(set(o) | set(k))
+                if todo:
+                    f.write(json.dumps({"id": it["id"], "lang": it["lang"], "split": it["split"],
+                                        "source": it["source"], "text": it["text"], "to_judge": todo},
+                                       ensure_ascii=False) + "\n")
+        print(f"wrote {args.write_missing}: the unjudged phrases, sorted alphabetically (method not shown)")
+    rel = {i: set(judged[i]["relevant"]) for i in judged}
+    a = agreement(list(judged.values()))
+    if a:
+        print(f"inter-judge agreement on {a['n']} phrases judged twice in {a['chunks']} chunks: raw {a['raw']:.3f}, "
+              f"Cohen's kappa {a['kappa']:.3f} (both relevant {a['both']}, only first judge {a['first']}, "
+              f"only second judge {a['second']}, neither {a['neither']})")
     for split in ("tune", "heldout", "all"):
-        sel = [(it, o, k) for it, o, k in rows if split == "all" or it["split"] == split]
+        sel = [(it, o, k) for it, o, k in full if split == "all" or it["split"] == split]
         if not sel:
             continue
-        p_kb = np.mean([precision(k, set(judged[it["id"]]["relevant"])) for it, o, k in sel])
-        p_ours = np.mean([precision(o, set(judged[it["id"]]["relevant"])) for it, o, k in sel])
-        parts = []
-        for lg in LANGS:
-            sub = [(it, o, k) for it, o, k in sel if it["lang"] == lg]
-            if sub:
-                rel = [set(judged[it["id"]]["relevant"]) for it, _, _ in sub]
-                before = np.mean([precision(k, r) for (_, _, k), r in zip(sub, rel)])
-                after = np.mean([precision(o, r) for (_, o, _), r in zip(sub, rel)])
-                parts.append(f"{lg} {before:.3f}->{after:.3f}")
-        per_lang = ", ".join(parts)
-        print(f"P@6 {split:8s} ({len(sel)} chunks): KeyBERT {p_kb:.3f} -> ours {p_ours:.3f}   [{per_lang}]")
+        for lg in (*LANGS, "all"):
+            sub = [(it, o, k) for it, o, k in sel if lg == "all" or it["lang"] == lg]
+            if not sub:
+                continue
+            pk = np.array([precision(k, rel[it["id"]]) for it, o, k in sub])
+            po = np.array([precision(o, rel[it["id"]]) for it, o, k in sub])
+            nk = np.mean([ndcg(k, rel[it["id"]]) for it, o, k in sub])
+            no = np.mean([ndcg(o, rel[it["id"]]) for it, o, k in sub])
+            lo, hi, p_sign, wins, losses = paired_stats(po - pk)
+            print(f"{split:8s} {lg:3s} n={len(sub):3d}  P@6 KeyBERT {pk.mean():.3f} ours {po.mean():.3f} "
+                  f"diff {po.mean() - pk.mean():+.3f} [95% bootstrap {lo:+.3f}, {hi:+.3f}]  "
+                  f"sign test {wins}+/{losses}- p={p_sign:.3g}  nDCG@6 KeyBERT {nk:.3f} ours {no:.3f}")
 
+
+def agreement(rows: list[dict]) -> dict | None:
+    """Raw agreement and Cohen's kappa between the first judge of each row's ``judgements`` and each later judge, on
+    the phrases both judged.
+
+    Args:
+        rows: judged-set rows; a row judged by one judge only (no ``judgements`` or one entry) is skipped.
+
+    Returns:
+        ``{n, chunks, raw, kappa, both, first, second, neither}``, or None when no phrase was judged twice.
+    """
+    both = first = second = neither = chunks = 0
+    for r in rows:
+        js = r.get("judgements", [])
+        if len(js) < 2:
+            continue
+        pairs = [(p, js[0], j) for j in js[1:] for p in set(js[0]["candidates"]) & set(j["candidates"])]
+        chunks += bool(pairs)
+        for p, j0, j in pairs:
+            a, b = p in j0["relevant"], p in j["relevant"]
+            both += a and b
+            first += a and not b
+            second += b and not a
+            neither += not a and not b
+    n = both + first + second + neither
+    if not n:
+        return None
+    raw = (both + neither) / n
+    pe = ((both + first) * (both + second) + (second + neither) * (first + neither)) / n**2
+    return {"n": n, "chunks": chunks, "raw": raw, "kappa": (raw - pe) / (1 - pe) if pe < 1 else 1.0,
+            "both": both, "first": first, "second": second, "neither": neither}
+
+
+def ndcg(ours: list[str], relevant: set[str], k: int = 6) -> float:
+    """Binary-gain nDCG@k of the ranked list ``ours`` (ideal = min(k, |relevant|) relevant phrases first).
+
+    Args:
+        ours: ranked keywords, best first.
+        relevant: the phrases judged relevant.
+        k: cut-off.
+
+    Returns:
+        nDCG in [0, 1]; 0.0 when nothing is relevant.
+    """
+    dcg = sum(1 / np.log2(i + 2) for i, p in enumerate(ours[:k]) if p in relevant)
+    ideal = sum(1 / np.log2(i + 2) for i in range(min(k, len(relevant))))
+    return dcg / ideal if ideal else 0.0
+
+
+def paired_stats(diff: np.ndarray, n_boot: int = 10000, seed: int = 0) -> tuple[float, float, float, int, int]:
+    """Paired bootstrap 95% interval of the mean per-chunk difference and a two-sided exact sign test.
+
+    Args:
+        diff: per-chunk differences (ours - KeyBERT).
+        n_boot: bootstrap resamples (fixed seed, so the figures repeat).
+        seed: RNG seed.
+
+    Returns:
+        (low, high, sign-test p, chunks where ours is better, chunks where KeyBERT is better).
+    """
+    rng = np.random.default_rng(seed)
+    means = diff[rng.integers(0, len(diff), size=(n_boot, len(diff)))].mean(axis=1)
+    wins, losses = int((diff > 0).sum()), int((diff < 0).sum())
+    # exact two-sided binomial sign test (ties dropped), written out with math.comb: scipy is only a transitive
+    # dependency of the project, and this is three lines
+    n = wins + losses
+    tail = sum(math.comb(n, i) for i in range(min(wins, losses) + 1)) / 2 ** n if n else 0.5
+    p = min(1.0, 2 * tail)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5)), float(p), wins, losses
 
 if __name__ == "__main__":
     main()
