@@ -586,18 +586,54 @@ def write_report(rows: list[dict[str, Any]], out_dir: str | Path, embedder_rows:
     return AblationResult(rows, recs, md, paths, list(embedder_rows))
 
 
-def distractor_docs(paths: list[Path], lang: str | None, max_chars: int | None, root: Path | None = None) -> list[CorpusDoc]:
+def read_distractor_files(paths: list[Path]) -> dict[Path, tuple[str, str]]:
+    """Each Markdown file's text (BOM removed) and detected language, read and detected once, for
+    :func:`distractor_docs` called once per golden language (detecting every file again per language cost about
+    half a second of the bundled run per extra language).
+
+    Args:
+        paths: Markdown files.
+
+    Returns:
+        path -> (text, ISO 639-1 code of :func:`heritage_pipeline.enrich.langid.detect_language`, or ``und``).
+    """
+    from heritage_pipeline.enrich.langid import detect_language
+
+    out: dict[Path, tuple[str, str]] = {}
+    for p in paths:
+        text = p.read_text(encoding="utf-8", errors="replace").removeprefix("\ufeff")
+        out[p] = (text, detect_language(text)[0])
+    return out
+
+
+def distractor_docs(paths: list[Path], lang: str | None, max_chars: int | None, root: Path | None = None,
+                    files: dict[Path, tuple[str, str]] | None = None) -> list[CorpusDoc]:
     """Markdown distractors from explicit files (sorted order, whole files) until ``max_chars`` characters (None: all).
 
     When ``lang`` is given, files whose detected language differs are skipped.
+
+    Args:
+        paths: Markdown files.
+        lang: the golden set's language, or None for every file.
+        max_chars: character budget (None: all files).
+        root: doc ids are relative to it when given.
+        files: :func:`read_distractor_files` of ``paths`` (text and language), so callers looping over languages
+            read and detect each file once; read and detected here when None.
+
+    Returns:
+        The distractor documents.
     """
     from heritage_pipeline.enrich.langid import detect_language
 
     out: list[CorpusDoc] = []
     total = 0
     for p in sorted(paths):
-        text = p.read_text(encoding="utf-8", errors="replace").removeprefix("\ufeff")
-        if lang is not None and detect_language(text)[0] != lang:
+        if files is not None and p in files:
+            text, detected = files[p]
+        else:
+            text = p.read_text(encoding="utf-8", errors="replace").removeprefix("\ufeff")
+            detected = detect_language(text)[0] if lang is not None else None
+        if lang is not None and detected != lang:
             continue
         if max_chars is not None and total + len(text) > max_chars and out:
             continue

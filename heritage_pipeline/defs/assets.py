@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from heritage_pipeline import stages as P
-from heritage_pipeline_eval.ablation import distractor_docs, run_ablation
+from heritage_pipeline_eval.ablation import distractor_docs, read_distractor_files, run_ablation
 from heritage_pipeline.chunking.ids import breadcrumb
 from heritage_pipeline.core.config import (DEFAULT_CHUNKING_CONFIG, DEFAULT_PIPELINE_CONFIG, SOURCE_TYPES,
     load_chunking_config, load_pipeline_config)
@@ -611,7 +611,8 @@ def ablation_report(context: dg.AssetExecutionContext, settings: SettingsResourc
         rows, md, recommendations, paths = stored.rows, stored.markdown, stored.recommendations, stored.paths
     else:
         forget_report(out_dir)
-        distractors = {lang: distractor_docs(md_files, lang, abl.distractor_chars, doc_root) for lang in golden}
+        md_read = read_distractor_files(md_files)  # read and language-detected once, not once per golden language
+        distractors = {lang: distractor_docs(md_files, lang, abl.distractor_chars, doc_root, md_read) for lang in golden}
         cache = embedder.cache()
         try:
             result = run_ablation(golden, distractors, settings.chunking(), abl, embedder.get(), cache, out_dir,

@@ -244,3 +244,29 @@ def test_grid_points_with_the_same_chunks_share_parsing_vectors_index_and_scores
     strip = lambda rs: [{k: v for k, v in r.items() if k not in skip} for r in rs]
     assert strip(shared.rows) == strip(full.rows)
     assert all(r["shared_with"] is None for r in full.rows)
+
+
+def test_distractor_docs_read_once_same_as_read_per_language(tmp_path):
+    """Files read and language-detected once (read_distractor_files) give the same distractors per language as
+    distractor_docs reading and detecting them itself."""
+    from heritage_pipeline_eval.ablation import distractor_docs, read_distractor_files
+
+    texts = {"a.md": "# Titre\n\nLe château de Versailles est une ancienne résidence royale située dans les Yvelines, "
+                     "en France. Il a été construit sous le règne de Louis XIV.",
+             "b.md": "# Title\n\nThe museum holds a large collection of paintings and sculptures from the Dutch "
+                     "Golden Age, with works by Rembrandt and Vermeer on display.",
+             "c.md": "\ufeff# Autre\n\nLa bibliothèque municipale conserve des manuscrits médiévaux et des "
+                     "incunables, consultables sur rendez-vous."}
+    paths = []
+    for name, t in texts.items():
+        (tmp_path / name).write_text(t, encoding="utf-8")
+        paths.append(tmp_path / name)
+    files = read_distractor_files(paths)
+    assert not any(t.startswith("\ufeff") for t, _ in files.values())
+    for lang in ("fr", "en", None):
+        for budget in (None, 150):
+            plain = distractor_docs(paths, lang, budget, tmp_path)
+            shared = distractor_docs(paths, lang, budget, tmp_path, files)
+            assert [(d.doc_id, d.text) for d in plain] == [(d.doc_id, d.text) for d in shared]
+    assert {d.doc_id for d in distractor_docs(paths, "fr", None, tmp_path, files)} == {"distractor/a.md",
+                                                                                       "distractor/c.md"}
